@@ -1,0 +1,60 @@
+/**
+ * @dv/core: the shared data model (zod schemas are the types), the one query/document
+ * formatter, validated JSONL and TREC I/O, hashing, seeded RNG, progress and run manifests.
+ */
+
+export { DataError, describeZodIssues } from './errors.js';
+export {
+  createFormatter,
+  defaultFormatterSettings,
+  type Formatter,
+  formatDocument,
+  formatQuery,
+} from './format.js';
+export { canonicalJson, contentHash, hashFile, sha256 } from './hash.js';
+export { tempPathFor, writeAtomic, writeFileAtomic, writeJsonAtomic } from './io/atomic-write.js';
+export {
+  type JsonlRecord,
+  type ReadJsonlOptions,
+  readJsonl,
+  readJsonlAll,
+  readJsonlWithLines,
+  toJsonLine,
+  writeJsonl,
+} from './io/jsonl.js';
+export { JsonlAppender, type JsonlAppenderOptions } from './io/jsonl-appender.js';
+export { isGzipFile, type Line, readLines } from './io/lines.js';
+export {
+  compareBytesDesc,
+  rankTopic,
+  readQrels,
+  readRun,
+  readRunWithTag,
+  type TrecRunFile,
+  writeQrels,
+  writeRun,
+} from './io/trec.js';
+export { buildManifest, dvPackageVersions, gitState, type ManifestInput, writeManifest } from './manifest.js';
+export { miniPreset, type Preset, type PresetName, paperPreset, presets } from './presets.js';
+export {
+  createProgress,
+  defaultProgressMode,
+  formatDuration,
+  type Progress,
+  type ProgressMode,
+  type ProgressOptions,
+} from './progress.js';
+export { isSecretKey, REDACTED, redactSecrets, redactText, secretValuesFromEnv } from './redact.js';
+export { createRng, type Rng } from './rng.js';
+export { type RecordSchemaEntry, type RecordSchemaName, recordSchemas } from './schema-registry.js';
+export * from './schemas/benchmark.js';
+export * from './schemas/evaluation-result.js';
+export * from './schemas/formatter-settings.js';
+export * from './schemas/passage.js';
+export * from './schemas/qrels.js';
+export * from './schemas/query.js';
+export * from './schemas/run-config.js';
+export * from './schemas/run-manifest.js';
+export * from './schemas/seed-example.js';
+export * from './schemas/synthesis.js';
+export * from './schemas/training-example.js';

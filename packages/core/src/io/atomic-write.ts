@@ -1,0 +1,61 @@
+/**
+ * Atomic file writes: data goes to a temporary file in the same folder, is fsynced, then
+ * renamed over the target. A crash at any point leaves either the old file or the new one,
+ * never a half-written one; the temporary file is removed on failure.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { redactText, secretValuesFromEnv } from '../redact.js';
+
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+}
+
+function fsyncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some file systems refuse fsync on directories; the rename is still atomic.
+  }
+}
+
+/**
+ * Writes chunks produced by `produce` atomically to `path`. Each chunk is redacted of secrets.
+ * If `produce` throws, nothing is left behind and the error propagates.
+ */
+export async function writeAtomic(
+  path: string,
+  produce: (write: (chunk: string) => void) => void | Promise<void>,
+): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = tempPathFor(path);
+  const secrets = secretValuesFromEnv();
+  const fd = openSync(tmp, 'w');
+  let ok = false;
+  try {
+    await produce((chunk) => {
+      writeSync(fd, redactText(chunk, secrets));
+    });
+    fsyncSync(fd);
+    ok = true;
+  } finally {
+    closeSync(fd);
+    if (!ok) rmSync(tmp, { force: true });
+  }
+  renameSync(tmp, path);
+  fsyncDir(dirname(path));
+}
+
+export async function writeFileAtomic(path: string, data: string): Promise<void> {
+  await writeAtomic(path, (write) => write(data));
+}
+
+export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
+  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+}

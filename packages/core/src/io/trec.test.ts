@@ -1,0 +1,87 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { rankTopic, readQrels, readRun, writeQrels, writeRun } from '../index.js';
+import { tmpDir } from '../test-utils/tmp.js';
+
+describe('TREC qrels', () => {
+  it('reads `qid iter docid grade`', async () => {
+    const dir = tmpDir();
+    const f = join(dir, 'q.txt');
+    writeFileSync(f, '1 0 a 2\n1 0 b 0\n2\t0\tc\t-1\n');
+    const q = await readQrels(f);
+    expect([...q.get('1')!]).toEqual([
+      ['a', 2],
+      ['b', 0],
+    ]);
+    expect(q.get('2')!.get('c')).toBe(-1);
+  });
+  it.each([
+    ['1 0 a\n', ':1: qrels line needs 4 columns'],
+    ['1 0 a x\n', ':1: grade must be an integer'],
+    ['1 0 a 1\n1 0 a 2\n', ':2: doc a judged twice for topic 1'],
+    ['', ': qrels file is empty'],
+  ])('refuses %j with file:line', async (body, msg) => {
+    const dir = tmpDir();
+    const f = join(dir, 'q.txt');
+    writeFileSync(f, body);
+    await expect(readQrels(f)).rejects.toThrow(`${f}${msg}`);
+  });
+});
+
+describe('TREC runs', () => {
+  it('reads `qid Q0 docid rank score tag` ignoring the rank column', async () => {
+    const dir = tmpDir();
+    const f = join(dir, 'r.txt');
+    writeFileSync(f, '1 Q0 a 1 0.5 t\n1 Q0 b 2 1.5 t\n');
+    const r = await readRun(f);
+    expect(rankTopic(r.get('1')!)).toEqual(['b', 'a']);
+  });
+  it.each([
+    ['1 Q0 a 1 0.5\n', ':1: run line needs 6 columns'],
+    ['1 Q0 a 1 high t\n', ':1: score must be a finite number, found "high"'],
+    ['1 Q0 a 1 0.5 t\n1 Q0 a 2 0.4 t\n', ':2: doc a appears twice in topic 1'],
+    ['\n\n', ': run file is empty'],
+  ])('refuses %j with file:line', async (body, msg) => {
+    const dir = tmpDir();
+    const f = join(dir, 'r.txt');
+    writeFileSync(f, body);
+    await expect(readRun(f)).rejects.toThrow(`${f}${msg}`);
+  });
+  it('ranks ties by doc id descending, and float32 rounding creates ties', () => {
+    expect(
+      rankTopic(
+        new Map([
+          ['a', 1],
+          ['c', 1],
+          ['b', 2],
+        ]),
+      ),
+    ).toEqual(['b', 'c', 'a']);
+    // 1 and 1 + 1e-9 differ in float64 but are equal in float32.
+    const s = new Map([
+      ['a', 1 + 1e-9],
+      ['b', 1],
+    ]);
+    expect(rankTopic(s)).toEqual(['a', 'b']);
+    expect(rankTopic(s, { float32: true })).toEqual(['b', 'a']);
+  });
+  it('writes runs ranked and qrels, and reads them back', async () => {
+    const dir = tmpDir();
+    const run = new Map([
+      [
+        'q1',
+        new Map([
+          ['a', 0.1],
+          ['b', 0.9],
+        ]),
+      ],
+    ]);
+    await writeRun(join(dir, 'run'), run, 'tag');
+    expect(readFileSync(join(dir, 'run'), 'utf8')).toBe('q1 Q0 b 1 0.9 tag\nq1 Q0 a 2 0.1 tag\n');
+    expect(await readRun(join(dir, 'run'))).toEqual(run);
+    const qrels = new Map([['q1', new Map([['a', 1]])]]);
+    await writeQrels(join(dir, 'qrels'), qrels);
+    expect(await readQrels(join(dir, 'qrels'))).toEqual(qrels);
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Typed configuration, one schema per concern (model, data, loss, optimiser, schedule,
+ * checkpoint, evaluation, synthesis), composed into a run config. Presets live in
+ * `presets.ts` and say where each value comes from.
+ */
+import { z } from 'zod';
+import { FormatterSettings } from './formatter-settings.js';
+
+export const ModelConfig = z.object({
+  /** Registry name of a backbone (`mini-bert`, `gte-multilingual-mlm-base`...) or a local HF folder. */
+  backbone: z.string().min(1),
+  architecture: z.enum(['bert', 'xlm-roberta', 'gte-new']),
+  pooling: z.enum(['cls', 'mean']).default('cls'),
+  normalize: z.boolean().default(true),
+  maxQueryLength: z.number().int().positive().default(512),
+  maxDocLength: z.number().int().positive().default(512),
+});
+export type ModelConfig = z.infer<typeof ModelConfig>;
+
+export const DataMix = z.enum(['ins-orig', 'ins-dv', 'all-orig', 'all-dv']);
+export type DataMix = z.infer<typeof DataMix>;
+
+export const DataConfig = z.object({
+  mix: DataMix,
+  /** Total number of training examples (the matched budget). */
+  budget: z.number().int().positive(),
+  /** For All-* mixes: how many of `budget` are instruction examples (held fixed across mixes). */
+  instructionExamples: z.number().int().nonnegative().optional(),
+  hardNegatives: z.number().int().nonnegative().default(30),
+});
+export type DataConfig = z.infer<typeof DataConfig>;
+
+export const LossConfig = z.object({
+  name: z.literal('info-nce').default('info-nce'),
+  /** Softmax temperature tau; the logit scale 1/tau is derived where the loss is computed. */
+  temperature: z.number().positive().default(0.02),
+  inBatchNegatives: z.boolean().default(true),
+  /** Ignore in-batch documents that are positives of another query with the same text. */
+  maskFalseNegatives: z.boolean().default(true),
+});
+export type LossConfig = z.infer<typeof LossConfig>;
+
+export const OptimizerConfig = z.object({
+  name: z.literal('adamw').default('adamw'),
+  lr: z.number().positive(),
+  weightDecay: z.number().nonnegative().default(0.01),
+  beta1: z.number().min(0).max(1).default(0.9),
+  beta2: z.number().min(0).max(1).default(0.999),
+  epsilon: z.number().positive().default(1e-8),
+  gradClipNorm: z.number().positive().optional(),
+});
+export type OptimizerConfig = z.infer<typeof OptimizerConfig>;
+
+export const ScheduleConfig = z.object({
+  /** warmup-stable-decay (Arctic-Embed), linear decay, or constant after warmup. */
+  name: z.enum(['wsd', 'linear', 'constant']).default('wsd'),
+  warmupRatio: z.number().min(0).max(1).default(0.05),
+  decayRatio: z.number().min(0).max(1).default(0.2),
+});
+export type ScheduleConfig = z.infer<typeof ScheduleConfig>;
+
+export const BatchConfig = z.object({
+  batchSize: z.number().int().positive(),
+  epochs: z.number().positive().default(1),
+  /** Put both views of a dual-view pair into the same batch. */
+  pairViewsInBatch: z.boolean().default(true),
+});
+export type BatchConfig = z.infer<typeof BatchConfig>;
+
+export const CheckpointConfig = z.object({
+  everySteps: z.number().int().positive().default(500),
+  keepLast: z.number().int().positive().default(2),
+});
+export type CheckpointConfig = z.infer<typeof CheckpointConfig>;
+
+export const EvalConfig = z.object({
+  benchmarks: z.array(z.string().min(1)).default([]),
+  batchSize: z.number().int().positive().default(64),
+});
+export type EvalConfig = z.infer<typeof EvalConfig>;
+
+export const SynthesisConfig = z.object({
+  backend: z.enum(['offline', 'openai', 'batch-export', 'batch-import']).default('offline'),
+  model: z.string().min(1),
+  /** One or more OpenAI-compatible endpoints, used round-robin. The API key comes from the environment. */
+  baseURLs: z.array(z.string().url()).default([]),
+  apiKeyEnv: z.string().default('OPENAI_API_KEY'),
+  temperature: z.number().min(0).max(2).default(0.7),
+  maxTokens: z.number().int().positive().default(512),
+  concurrency: z.number().int().positive().default(16),
+  requestTimeoutMs: z.number().int().positive().default(120_000),
+  maxRetries: z.number().int().nonnegative().default(6),
+  templateId: z.string().default('polarity-reversal'),
+  verify: z.boolean().default(true),
+  costCapUsd: z.number().positive().optional(),
+});
+export type SynthesisConfig = z.infer<typeof SynthesisConfig>;
+
+export const RunConfig = z.object({
+  profile: z.enum(['mini', 'paper']),
+  seeds: z.array(z.number().int()).min(1),
+  formatter: FormatterSettings,
+  model: ModelConfig,
+  data: DataConfig,
+  loss: LossConfig,
+  optimizer: OptimizerConfig,
+  schedule: ScheduleConfig,
+  batch: BatchConfig,
+  checkpoint: CheckpointConfig,
+  eval: EvalConfig,
+  synthesis: SynthesisConfig,
+});
+export type RunConfig = z.infer<typeof RunConfig>;
+export type RunConfigInput = z.input<typeof RunConfig>;

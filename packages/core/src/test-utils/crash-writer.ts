@@ -1,0 +1,29 @@
+// Child process for crash tests: writes records slowly so the parent can kill it mid-write.
+// argv: mode (atomic|append) path count
+import { JsonlAppender, writeJsonl } from '../index.js';
+
+const [mode, path, countArg] = process.argv.slice(2) as [string, string, string];
+const count = Number(countArg);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+if (mode === 'atomic') {
+  await writeJsonl(
+    path,
+    (async function* () {
+      for (let i = 0; i < count; i++) {
+        yield { i, pad: 'x'.repeat(1000) };
+        if (i === 10) process.stdout.write('started\n');
+        if (i >= 10) await sleep(5);
+      }
+    })(),
+  );
+} else {
+  const a = new JsonlAppender(path);
+  for (let i = 0; i < count; i++) {
+    a.append({ i, pad: 'x'.repeat(5000) });
+    if (i === 10) process.stdout.write('started\n');
+    if (i >= 10) await sleep(1);
+  }
+  a.close();
+}
+process.stdout.write('finished\n');
