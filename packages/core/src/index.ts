@@ -48,6 +48,7 @@ export { isSecretKey, REDACTED, redactSecrets, redactText, secretValuesFromEnv }
 export { createRng, type Rng } from './rng.js';
 export { type RecordSchemaEntry, type RecordSchemaName, recordSchemas } from './schema-registry.js';
 export * from './schemas/benchmark.js';
+export * from './schemas/doc-attributes.js';
 export * from './schemas/evaluation-result.js';
 export * from './schemas/formatter-settings.js';
 export * from './schemas/passage.js';

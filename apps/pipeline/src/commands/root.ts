@@ -1,14 +1,11 @@
-/** The command tree of `dv`. */
+/** The command tree of `dv`. Each stage's commands live in their own file. */
 import type { Command } from '../cli-kit.js';
+import { dataCommand } from './data.js';
 import { doctorCommand } from './doctor.js';
-import {
-  benchCommand,
-  dataCommand,
-  evalCommand,
-  reproduceCommand,
-  synthCommand,
-  trainCommand,
-} from './stages.js';
+import { evalCommand } from './eval.js';
+import { reproduceCommand } from './reproduce.js';
+import { synthCommand } from './synth.js';
+import { trainCommand } from './train.js';
 import { validateCommand } from './validate.js';
 
 export const rootCommand: Command = {
@@ -25,6 +22,5 @@ sensitivity (FollowIR p-MRR and friends), or reproduce the paper with 'dv reprod
     evalCommand,
     validateCommand,
     doctorCommand,
-    benchCommand,
   ],
 };
