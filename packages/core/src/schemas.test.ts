@@ -240,3 +240,19 @@ describe('schemas: valid examples parse, invalid ones are refused with a path', 
     expectTypeOf<SynthesisRecord['newInstruction']>().toEqualTypeOf<string | null>();
   });
 });
+
+describe('InstructedQuery', () => {
+  it('keeps instructions per mode, null meaning the bare query', async () => {
+    const { InstructedQuery } = await import('./index.js');
+    const q = InstructedQuery.parse({
+      id: '1',
+      query: 'bass',
+      instructions: { og: null, changed: 'Only fish.' },
+    });
+    expect(q.instructions.og).toBeNull();
+    expect(q.instructions.reversed).toBeUndefined();
+    expect(
+      InstructedQuery.safeParse({ id: '1', query: 'bass', instructions: { sideways: 'x' } }).success,
+    ).toBe(false);
+  });
+});
