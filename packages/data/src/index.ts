@@ -4,9 +4,18 @@
  * a parquet reader and a Hugging Face Hub downloader with pinned revisions.
  */
 
+export { loadBeirFolder } from './loaders/beir-folder.js';
 // Loaders: every benchmark loader returns an InstructedSet (@dv/core).
 export { type LoadBenchmarkOptions, loadFollowIRv1, writeFollowIRv1 } from './loaders/followir-v1.js';
+export { loadFollowIRv2 } from './loaders/followir-v2.js';
 export { loadInfoSearch, writeInfoSearch } from './loaders/infosearch.js';
+export { loadMairTask } from './loaders/mair.js';
+export {
+  PROMPTRIEVER_COLUMNS,
+  type PromptrieverOptions,
+  promptrieverRowToSeed,
+  readPromptriever,
+} from './loaders/promptriever.js';
 // The mini world.
 export {
   type BuildMiniWorldOptions,

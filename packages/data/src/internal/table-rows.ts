@@ -92,11 +92,17 @@ export function findTable(
   );
 }
 
-export const IdValue = z.union([z.string().min(1), z.number()]).transform((v) => String(v));
+/** Ids may be strings or numbers (parquet INT64 columns arrive as bigint); kept as strings. */
+export const IdValue = z.union([z.string().min(1), z.number(), z.bigint()]).transform((v) => String(v));
 
+/** A corpus row: `_id` (BEIR, FollowIR v1) or `id` (mteb v2), optional title, text. */
 export const CorpusRow = z
-  .object({ _id: IdValue, title: z.string().nullish(), text: z.string() })
-  .passthrough();
+  .object({ _id: IdValue.optional(), id: IdValue.optional(), title: z.string().nullish(), text: z.string() })
+  .passthrough()
+  .refine((r) => r._id !== undefined || r.id !== undefined, {
+    message: 'a corpus row needs "_id" or "id"',
+    path: ['_id'],
+  });
 
 /** Reads a BEIR-style corpus (`_id`, `title`, `text`; a `metadata` object is kept). Duplicate ids are errors. */
 export async function readCorpus(paths: string[]): Promise<Passage[]> {
@@ -104,11 +110,9 @@ export async function readCorpus(paths: string[]): Promise<Passage[]> {
   const seen = new Map<string, string>();
   for (const path of paths) {
     for await (const row of readTableRows(path)) {
-      const { _id, title, text, metadata, ...rest } = parseRow(CorpusRow, row, path) as z.infer<
-        typeof CorpusRow
-      > & {
-        metadata?: unknown;
-      };
+      const parsed = parseRow(CorpusRow, row, path) as z.infer<typeof CorpusRow> & { metadata?: unknown };
+      const { _id: rawId, id: altId, title, text, metadata, ...rest } = parsed;
+      const _id = (rawId ?? altId)!;
       const first = seen.get(_id);
       if (first)
         throw new DataError(`duplicate document id "${_id}" (first seen at ${first})`, path, row.line);
@@ -122,10 +126,30 @@ export async function readCorpus(paths: string[]): Promise<Passage[]> {
   return out;
 }
 
+/** Column aliases seen in the wild (BEIR `query-id`, TREC-style `qid`/`pid`, `query_id`/`doc_id`). */
+const QREL_ALIASES: Record<string, 'query-id' | 'corpus-id'> = {
+  qid: 'query-id',
+  query_id: 'query-id',
+  'query-id': 'query-id',
+  pid: 'corpus-id',
+  docid: 'corpus-id',
+  doc_id: 'corpus-id',
+  corpus_id: 'corpus-id',
+  'corpus-id': 'corpus-id',
+};
+
+function normalizeQrelRow(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[QREL_ALIASES[k] ?? k] = v;
+  return out;
+}
+
 export const QrelRow = z.object({
   'query-id': IdValue,
   'corpus-id': IdValue,
-  score: z.union([z.number(), z.string().regex(/^-?\d+(\.0+)?$/)]).transform((v) => Math.trunc(Number(v))),
+  score: z
+    .union([z.number(), z.bigint(), z.string().regex(/^-?\d+(\.0+)?$/)])
+    .transform((v) => Math.trunc(Number(v))),
 });
 
 /**
@@ -140,7 +164,7 @@ export async function readQrelsTable(
   const qrels: Qrels = new Map();
   for (const path of paths) {
     for await (const row of readTableRows(path)) {
-      const r = parseRow(QrelRow, row, path);
+      const r = parseRow(QrelRow, { ...row, value: normalizeQrelRow(row.value) }, path);
       const qid = mapQueryId(r['query-id']);
       const docid = r['corpus-id'];
       if (known.queries && !known.queries.has(qid))
