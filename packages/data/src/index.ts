@@ -4,6 +4,20 @@
  * a parquet reader and a Hugging Face Hub downloader with pinned revisions.
  */
 
+// Hugging Face Hub.
+export { fetchRegisteredDataset, hubDatasetEntry } from './hub/fetch-registered.js';
+export {
+  type DownloadedDataset,
+  downloadDataset,
+  downloadFile,
+  HubError,
+  type HubFile,
+  type HubOptions,
+  listFiles,
+  matchGlob,
+  resolveRevision,
+} from './hub/hub-client.js';
+export { HUB_DATASETS, type HubDatasetEntry, type HubDatasetName } from './hub/hub-datasets.js';
 export { loadBeirFolder } from './loaders/beir-folder.js';
 // Loaders: every benchmark loader returns an InstructedSet (@dv/core).
 export { type LoadBenchmarkOptions, loadFollowIRv1, writeFollowIRv1 } from './loaders/followir-v1.js';

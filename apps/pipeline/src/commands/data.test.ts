@@ -68,3 +68,24 @@ describe('dv data build-mini', () => {
     expect(r.stderr).toContain(join(empty, 'data.noun'));
   });
 });
+
+describe('dv data fetch', () => {
+  it('an unpinned registry entry without --revision is a data error (exit 1) that says so', async () => {
+    const r = await dv(['data', 'fetch', 'promptriever', '--cache', mkdtempSync(join(tmpdir(), 'dv-hub-'))]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('has no pinned revision');
+  });
+
+  it('an unknown name is a usage error (exit 2)', async () => {
+    const r = await dv(['data', 'fetch', 'nope']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown dataset 'nope'");
+  });
+
+  it('offline with an empty cache names what is missing (exit 1), without network', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'dv-hub-'));
+    const r = await dv(['data', 'fetch', 'followir-core17', '--offline', '--cache', cache]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/offline: no cached file list for jhu-clsp\/core17-instructions@e39ff896/);
+  });
+});

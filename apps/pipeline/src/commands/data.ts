@@ -1,6 +1,13 @@
 /** `dv data ...`: the mini world and dataset loaders (@dv/data). */
 import { join } from 'node:path';
-import { buildMiniWorld, MINI_FILES, MiniWorldOptions } from '@dv/data';
+import {
+  buildMiniWorld,
+  downloadDataset,
+  fetchRegisteredDataset,
+  HUB_DATASETS,
+  MINI_FILES,
+  MiniWorldOptions,
+} from '@dv/data';
 import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
 
 function intOption(ctx: CommandContext, name: string): number | undefined {
@@ -156,8 +163,66 @@ build with the same options is left as it is unless --force is given.`,
   },
 };
 
+const fetchCommand: Command = {
+  name: 'fetch',
+  summary: 'download a Hub dataset at its pinned revision into the local cache',
+  usage: 'NAME | --repo OWNER/NAME --revision COMMIT',
+  description: `Downloads a registered dataset (${Object.keys(HUB_DATASETS).join(', ')})
+or any dataset repo at an explicit revision, resumably, into the cache (DV_HUB_CACHE or
+~/.cache/dv/hub). The token comes from HF_TOKEN; HF_ENDPOINT changes the Hub address; --offline
+(or HF_HUB_OFFLINE=1) uses only the cache.`,
+  allowPositionals: true,
+  options: {
+    repo: {
+      type: 'string',
+      description: 'a dataset repo instead of a registered name',
+      valueName: 'OWNER/NAME',
+    },
+    revision: {
+      type: 'string',
+      description: 'commit (required for --repo and unpinned entries)',
+      valueName: 'REV',
+    },
+    include: {
+      type: 'string',
+      multiple: true,
+      description: 'only files matching this glob (repeatable)',
+      valueName: 'GLOB',
+    },
+    cache: { type: 'string', description: 'cache folder', valueName: 'DIR' },
+    offline: { type: 'boolean', description: 'use only the cache' },
+  },
+  async run(ctx) {
+    const name = ctx.positionals[0];
+    const repo = ctx.values.repo;
+    if ((name === undefined) === (repo === undefined))
+      throw new UsageError('give a registered NAME or --repo (not both)');
+    const revision = typeof ctx.values.revision === 'string' ? ctx.values.revision : undefined;
+    const include = Array.isArray(ctx.values.include) ? (ctx.values.include as string[]) : undefined;
+    const common = {
+      ...(typeof ctx.values.cache === 'string' ? { cacheDir: ctx.values.cache } : {}),
+      ...(ctx.values.offline === true ? { offline: true } : {}),
+      ...(include ? { include } : {}),
+      onProgress: (path: string, got: number, total: number) => {
+        if (got === total) ctx.stderr.write(`  ${path} (${total} bytes)\n`);
+      },
+    };
+    let got: Awaited<ReturnType<typeof downloadDataset>>;
+    if (name !== undefined) {
+      if (!(name in HUB_DATASETS))
+        throw new UsageError(`unknown dataset '${name}'; one of: ${Object.keys(HUB_DATASETS).join(', ')}`);
+      got = await fetchRegisteredDataset(name, { ...common, ...(revision ? { revision } : {}) });
+    } else {
+      if (!revision) throw new UsageError('--repo needs --revision (a commit)');
+      got = await downloadDataset(String(repo), revision, common);
+    }
+    ctx.stdout.write(`${got.repo}@${got.commit}: ${got.files.length} files in ${got.dir}\n`);
+    return 0;
+  },
+};
+
 export const dataCommand: Command = {
   name: 'data',
   summary: 'build the mini world and load real datasets',
-  subcommands: [buildMini],
+  subcommands: [buildMini, fetchCommand],
 };
