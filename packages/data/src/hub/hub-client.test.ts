@@ -58,20 +58,20 @@ class FakeHub {
       res.end(JSON.stringify(body));
     };
     if (this.requiredToken && req.headers.authorization !== `Bearer ${this.requiredToken}`) {
-      return json(401, { error: 'Access to dataset org/tiny-set is restricted.' });
+      return void json(401, { error: 'Access to dataset org/tiny-set is restricted.' });
     }
     const base = `/api/datasets/${REPO}`;
     if (url.pathname.startsWith(`${base}/revision/`)) {
       const rev = decodeURIComponent(url.pathname.slice(`${base}/revision/`.length));
-      if (rev !== 'main' && rev !== COMMIT) return json(404, { error: `Invalid rev id: ${rev}` });
-      return json(200, {
+      if (rev !== 'main' && rev !== COMMIT) return void json(404, { error: `Invalid rev id: ${rev}` });
+      return void json(200, {
         id: REPO,
         sha: COMMIT,
         siblings: Object.keys(FILES).map((rfilename) => ({ rfilename })),
       });
     }
     if (url.pathname === `${base}/tree/${COMMIT}` && url.searchParams.get('recursive') === 'true') {
-      return json(200, [
+      return void json(200, [
         { type: 'directory', path: 'corpus', oid: 'x', size: 0 },
         ...Object.entries(FILES).map(([path, f]) =>
           f.lfs
@@ -90,7 +90,7 @@ class FakeHub {
     if (url.pathname.startsWith(resolve)) {
       const path = decodeURIComponent(url.pathname.slice(resolve.length));
       const f = FILES[path];
-      if (!f) return json(404, { error: 'Entry not found' });
+      if (!f) return void json(404, { error: 'Entry not found' });
       let body = this.corrupt.has(path) ? Buffer.from(f.body).fill(65) : f.body;
       let status = 200;
       const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
