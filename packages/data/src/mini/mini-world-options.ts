@@ -24,8 +24,11 @@ export const MiniWorldOptions = z.object({
   instructionNegatives: z.number().int().min(0).default(3),
   /** Mined hard negatives per seed and per general example. */
   hardNegatives: z.number().int().min(0).default(30),
-  /** General (no-instruction) examples; lemmas outside dev/test whose senses are not held out. */
-  generalExamples: z.number().int().min(0).default(8000),
+  /**
+   * General (no-instruction) examples; lemmas outside dev/test whose senses are not held out.
+   * 4,000 = half of the mini profile's 8k budget, as the All-* mixes hold ~half general data.
+   */
+  generalExamples: z.number().int().min(0).default(4000),
   /** Candidates per FollowIR-form topic: all senses of the lemma plus mined distractors. */
   candidates: z.number().int().min(2).default(100),
   /** Topics per InfoSearch-style lever (fewer when fewer test lemmas support the lever). */
