@@ -48,7 +48,7 @@ import { type MiniWorldStats, miniWorldStats, renderStatsMarkdown } from './mini
 import { buildSeedExample, type SeedExampleOptions } from './seed-examples.js';
 
 /** Bump when the builder's output changes for the same options (invalidates caches). */
-export const MINI_BUILDER_VERSION = 'mini-world/1';
+export const MINI_BUILDER_VERSION = 'mini-world/2';
 export const MINI_DATASET_NAME = 'dv-mini-wordnet';
 
 export interface BuildMiniWorldOptions extends MiniWorldOptionsInput {
@@ -210,10 +210,12 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
   const corpus = await stage('corpus', () => loadMiniCorpus(wordnetDir ?? wordnetDbPath(), version));
   const wn = corpus.wn;
   const rng = createRng(options.seed);
+  const pool = ambiguousLemmas(wn);
   const splits = splitLemmas(
-    ambiguousLemmas(wn),
+    pool,
     { test: options.testLemmas, dev: options.devLemmas, train: options.trainLemmas },
     rng.fork('splits'),
+    options.disjointSenses ? (l) => wn.senses.get(l) ?? [] : undefined,
   );
 
   const seedOptions: SeedExampleOptions = {
@@ -297,6 +299,7 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
   const stats = miniWorldStats({
     options,
     wordnetVersion: version,
+    ambiguousLemmas: pool.length,
     corpus,
     splits,
     seedsTrain,

@@ -16,6 +16,11 @@ export const MiniWorldOptions = z.object({
   devLemmas: z.number().int().min(0).default(500),
   /** Lemmas for the train seed set; null = all remaining ambiguous lemmas (~8.8k). */
   trainLemmas: z.number().int().min(0).nullable().default(null),
+  /**
+   * Keep splits disjoint in documents too: skip dev/train lemmas that share a sense (synset)
+   * with a held-out lemma (~25% of the candidates), so no test entry is a training positive.
+   */
+  disjointSenses: z.boolean().default(true),
   /** Seed examples per train/dev lemma (each draws its own positive, lever and style). */
   seedsPerLemma: z.number().int().min(1).default(1),
   /** Share of seed instructions whose positive is the lemma's dominant sense (MS MARCO-like). */
