@@ -5,7 +5,7 @@
  * Usage: pnpm -F @dv/data bench [-- --out DIR] ; prints a Markdown block for docs/benchmarks.md.
  */
 import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { buildMiniWorld } from '../src/index.js';
@@ -31,7 +31,11 @@ async function readBack(files: string[]): Promise<{ seconds: number; lines: numb
   return { seconds: (performance.now() - t) / 1000, lines, bytes };
 }
 
+const loadBefore = loadavg()[0]!;
+const cpuBefore = process.cpuUsage();
 const build = await buildMiniWorld({ out, force: true, progress: 'silent' });
+const cpu = process.cpuUsage(cpuBefore);
+const loadAfter = loadavg()[0]!;
 const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
   timings: Record<string, number>;
 };
@@ -44,7 +48,8 @@ if (!cached.cached) throw new Error('second build was not a cache hit');
 const s = build.stats;
 const lines = [
   `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version};`,
-  "other engineers' jobs may have shared the cores (figures are wall-clock).",
+  `Other engineers' jobs shared the cores: 1-minute load average ${loadBefore.toFixed(1)} before and ${loadAfter.toFixed(1)} after the build.`,
+  `Figures are wall-clock seconds; the build itself used ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s of CPU (one thread, user + system).`,
   '',
   '| step | seconds |',
   '|---|---|',
