@@ -143,6 +143,13 @@ describe('mini world contents', () => {
     expect(n).toBe(30);
   });
 
+  it('loadMiniWorld names what is missing or unknown', async () => {
+    await expect(loadMiniWorld(tmpDir('not-a-world-'))).rejects.toThrow(/splits\.json: missing file/);
+    await expect(world.loadInfoSearch('colour')).rejects.toThrow(
+      /no InfoSearch-style set for lever "colour"/,
+    );
+  });
+
   it('documents name their hypernyms in the text ("A kind of ...")', async () => {
     const corpus = await world.loadCorpus();
     const fish = corpus.find((d) => d.docid === 'n02568204')!;
