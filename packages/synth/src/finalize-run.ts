@@ -1,0 +1,200 @@
+/**
+ * Turns a run's journal into its finished outputs (atomic writes, so a reader never sees half a
+ * file): records, failures, the two training views, a summary with examples, and the manifest.
+ * Used at the end of a run, after a cost-cap stop, and by `mergeShards`.
+ */
+import { join } from 'node:path';
+import {
+  DualViewExample,
+  type FormatterSettings,
+  readJsonl,
+  redactSecrets,
+  SeedExample,
+  SynthesisRecord,
+  TrainingExample,
+  writeJsonAtomic,
+  writeJsonl,
+  writeManifest,
+} from '@dv/core';
+import { complementExample, originalExample } from './dual-view.js';
+
+export const OUTPUT_FILES = {
+  records: 'records.jsonl',
+  failures: 'failures.jsonl',
+  original: 'original.jsonl',
+  complement: 'complement.jsonl',
+  summary: 'summary.json',
+} as const;
+
+export interface RunInfo {
+  backend: string;
+  model: string;
+  templateId: string;
+  templateVersion: string;
+  temperature?: number;
+  maxTokens?: number;
+  judge: string | null;
+  shard: { index: number; count: number } | null;
+  cachedThisRun?: number;
+  stoppedBy: string | null;
+  elapsedSeconds?: number;
+  wallSeconds?: number;
+  usage: {
+    promptTokens: number;
+    completionTokens: number;
+    totalTokens: number;
+    requests: number;
+    costUsd: number;
+  } | null;
+  mergedFrom?: string[];
+}
+
+export interface RunExample {
+  seedId: string;
+  query: string;
+  instruction: string;
+  newInstruction: string | null;
+  status: string;
+  reason: string | null;
+  lever?: string;
+  verificationScore?: number;
+}
+
+export interface RunSummary {
+  outDir: string;
+  files: Record<keyof typeof OUTPUT_FILES, string>;
+  seeds: number;
+  recorded: number;
+  pending: number;
+  accepted: number;
+  none: number;
+  rejected: number;
+  failed: number;
+  /** accepted / recorded. */
+  acceptanceRate: number;
+  byReason: Record<string, number>;
+  byLever: Record<string, number>;
+  verification: {
+    judge: string | null;
+    judged: number;
+    passed: number;
+    passRate: number | null;
+    meanScore: number | null;
+  };
+  tokens: { promptTokens: number; completionTokens: number; totalTokens: number };
+  costUsd: number | null;
+  run: RunInfo;
+  examples: RunExample[];
+}
+
+export interface FinalizeInput {
+  seedsPath: string;
+  outDir: string;
+  seedIds: Set<string>;
+  journal: Map<string, SynthesisRecord>;
+  keyFor: (seed: SeedExample) => string;
+  run: RunInfo;
+  config?: unknown;
+  command?: string[];
+  formatter?: FormatterSettings;
+  exampleCount?: number;
+}
+
+export async function finalizeRun(f: FinalizeInput): Promise<RunSummary> {
+  const records: SynthesisRecord[] = [];
+  const originals: TrainingExample[] = [];
+  const complements: DualViewExample[] = [];
+  const examples: RunExample[] = [];
+  const want = f.exampleCount ?? 5;
+  let otherExamples = 0;
+  for await (const seed of readJsonl(f.seedsPath, SeedExample)) {
+    if (!f.seedIds.has(seed.id)) continue;
+    const rec = f.journal.get(f.keyFor(seed));
+    const accepted = rec?.status === 'accepted';
+    originals.push(originalExample(seed, accepted));
+    if (!rec) continue;
+    records.push(rec);
+    if (accepted) complements.push(complementExample(seed, rec));
+    const isAcceptedExample = accepted && examples.filter((e) => e.status === 'accepted').length < want;
+    const isOtherExample = !accepted && otherExamples < 2;
+    if (isAcceptedExample || isOtherExample) {
+      if (!accepted) otherExamples++;
+      examples.push({
+        seedId: seed.id,
+        query: seed.query,
+        instruction: seed.instruction.text,
+        newInstruction: rec.newInstruction,
+        status: rec.status,
+        reason: rec.reason,
+        ...(rec.lever ? { lever: rec.lever } : {}),
+        ...(rec.verification ? { verificationScore: rec.verification.score } : {}),
+      });
+    }
+  }
+  const files = Object.fromEntries(
+    Object.entries(OUTPUT_FILES).map(([k, v]) => [k, join(f.outDir, v)]),
+  ) as RunSummary['files'];
+  await writeJsonl(files.records, records, SynthesisRecord);
+  await writeJsonl(
+    files.failures,
+    records.filter((r) => r.status !== 'accepted'),
+    SynthesisRecord,
+  );
+  await writeJsonl(files.original, originals, TrainingExample);
+  await writeJsonl(files.complement, complements, DualViewExample);
+
+  const byReason: Record<string, number> = {};
+  const byLever: Record<string, number> = {};
+  const tokens = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  let judged = 0;
+  let passed = 0;
+  let scoreSum = 0;
+  const status = { accepted: 0, none: 0, rejected: 0, failed: 0 };
+  for (const r of records) {
+    status[r.status]++;
+    if (r.reason) byReason[r.reason] = (byReason[r.reason] ?? 0) + 1;
+    if (r.status === 'accepted' && r.lever) byLever[r.lever] = (byLever[r.lever] ?? 0) + 1;
+    tokens.promptTokens += r.usage.promptTokens;
+    tokens.completionTokens += r.usage.completionTokens;
+    tokens.totalTokens += r.usage.totalTokens;
+    if (r.verification) {
+      judged++;
+      scoreSum += r.verification.score;
+      if (r.verification.passed) passed++;
+    }
+  }
+  const summary: RunSummary = {
+    outDir: f.outDir,
+    files,
+    seeds: f.seedIds.size,
+    recorded: records.length,
+    pending: f.seedIds.size - records.length,
+    ...status,
+    acceptanceRate: records.length ? status.accepted / records.length : 0,
+    byReason,
+    byLever,
+    verification: {
+      judge: f.run.judge,
+      judged,
+      passed,
+      passRate: judged ? passed / judged : null,
+      meanScore: judged ? scoreSum / judged : null,
+    },
+    tokens,
+    costUsd: f.run.usage ? f.run.usage.costUsd : null,
+    run: f.run,
+    examples,
+  };
+  await writeJsonAtomic(files.summary, redactSecrets(summary));
+  await writeManifest(f.outDir, {
+    kind: 'synth',
+    config: f.config ?? {},
+    ...(f.command ? { command: f.command } : {}),
+    ...(f.formatter ? { formatter: f.formatter } : {}),
+    templateVersion: `${f.run.templateId}@${f.run.templateVersion}`,
+    inputs: [f.seedsPath],
+    outputs: [files.records, files.failures, files.original, files.complement, files.summary],
+    notes: f.run.stoppedBy ? [`stopped early: ${f.run.stoppedBy}`] : [],
+  });
+  return summary;
+}

@@ -1,0 +1,109 @@
+/**
+ * Offline verification by a lexical / attribute check: no model, deterministic.
+ *
+ * I' is split into clauses (at `;`, `,`, `.` and "but"); a clause with a negation cue ("not",
+ * "no use for", "leave out", "skip", "except", "misses the point"...) counts against, the others
+ * for. Each document's evidence is its text plus the readable forms of its metadata attributes
+ * (category phrase, hypernyms, topic/region/usage domains, "example" when it has one). A
+ * document's score is the share of "for" terms it contains minus the share of "against" terms,
+ * plus +1/-1 for each length constraint ("under N words", "longer than N words") it meets or
+ * breaks. Terms are stemmed content words of I' minus the query's and a list of filler words.
+ *
+ * Passed when score(D-) - score(D+) >= threshold (default 0.25) and D- also outscores every
+ * other instruction negative. `score` on the record is score(D-) - score(D+).
+ */
+import { DocAttributes, type Passage, type Verification } from '@dv/core';
+import { categoryPhrase, contentStems, words } from '../internal/text.js';
+import type { Judge, JudgeInput } from './judge.js';
+
+const NEGATION =
+  /\b(not|no|nothing|never|without|except|exclud\w*|skip|avoid|leave out|no use for|misses the point|rather than|instead of|unless)\b/i;
+
+const FILLER = new Set(
+  `material writing results result texts text anything whatever useful need needs want wants looking interested
+  only would will keep leave describe describes present presents place places tie ties cover covers mention mentions
+  include includes give gives run runs reading right purposes point misses word words long longer shorter fewer
+  under over use field particular kind sort something about`
+    .split(/\s+/)
+    .filter(Boolean)
+    .flatMap((w) => contentStems(w)),
+);
+
+interface Clause {
+  negated: boolean;
+  terms: string[];
+  shorterThan?: number;
+  longerThan?: number;
+}
+
+function clauses(instruction: string, query: string): Clause[] {
+  const q = new Set(contentStems(query));
+  return instruction
+    .split(/[;,.]|\bbut\b/i)
+    .map((c) => c.trim())
+    .filter(Boolean)
+    .map((c) => {
+      const shorter = /\b(?:under|fewer than|shorter than|less than)\s+(\d+)\s+words\b/i.exec(c);
+      const longer = /\b(?:over|more than|longer than)\s+(\d+)\s+words\b/i.exec(c);
+      return {
+        negated: NEGATION.test(c),
+        terms: [...new Set(contentStems(c).filter((t) => !q.has(t) && !FILLER.has(t)))],
+        ...(shorter ? { shorterThan: Number(shorter[1]) } : {}),
+        ...(longer ? { longerThan: Number(longer[1]) } : {}),
+      };
+    });
+}
+
+function evidence(p: Passage): { stems: Set<string>; wordCount: number } {
+  const a = DocAttributes.safeParse(p.metadata ?? {});
+  const attrs: DocAttributes = a.success ? a.data : {};
+  const parts = [p.title, p.text];
+  if (attrs.category) parts.push(categoryPhrase(attrs.category));
+  parts.push(
+    ...(attrs.hypernyms ?? []),
+    ...(attrs.topics ?? []),
+    ...(attrs.regions ?? []),
+    ...(attrs.usages ?? []),
+  );
+  if (attrs.hasExample) parts.push('example');
+  return {
+    stems: new Set(contentStems(parts.join(' '))),
+    wordCount: attrs.wordCount ?? words(p.text).length,
+  };
+}
+
+export function lexicalScore(p: Passage, cs: Clause[]): number {
+  const ev = evidence(p);
+  const forTerms = cs.filter((c) => !c.negated).flatMap((c) => c.terms);
+  const againstTerms = cs.filter((c) => c.negated).flatMap((c) => c.terms);
+  const share = (ts: string[]) =>
+    ts.length === 0 ? 0 : ts.filter((t) => ev.stems.has(t)).length / ts.length;
+  let score = share(forTerms) - share(againstTerms);
+  for (const c of cs) {
+    const sign = c.negated ? -1 : 1;
+    if (c.shorterThan !== undefined) score += sign * (ev.wordCount < c.shorterThan ? 1 : -1);
+    if (c.longerThan !== undefined) score += sign * (ev.wordCount > c.longerThan ? 1 : -1);
+  }
+  return score;
+}
+
+export function createLexicalJudge(threshold = 0.25): Judge {
+  return {
+    name: 'lexical',
+    async judge(input: JudgeInput): Promise<Verification> {
+      const cs = clauses(input.newInstruction, input.query);
+      const t = lexicalScore(input.target, cs);
+      const p = lexicalScore(input.positive, cs);
+      const others = input.otherNegatives.map((o) => lexicalScore(o, cs));
+      const score = Number((t - p).toFixed(4));
+      const othersOk = others.every((o) => t > o);
+      return {
+        judge: 'lexical',
+        score,
+        threshold,
+        passed: score >= threshold && othersOk,
+        details: { target: t, positive: p, others, othersBelowTarget: othersOk },
+      };
+    },
+  };
+}
