@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataError, type DualViewExample, SeedExample, type TrainingExample } from '@dv/core';
+import { DataError, type DataMix, type DualViewExample, SeedExample, type TrainingExample } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import { createOfflineReverser } from './backends/offline-reverser.js';
 import { complementExample, originalExample } from './dual-view.js';
-import { buildMixes, countMix } from './mixes.js';
+import { buildMixes, countMix, type MixExample } from './mixes.js';
 import { runSynthesis } from './run-synthesis.js';
 import { templates } from './template-registry.js';
 import { metadataSeeds } from './test-utils/seed-fixtures.js';
@@ -78,7 +78,10 @@ function world(nPairs: number, nUnpaired: number, nGeneral: number) {
 
 describe('matched-budget mixes', () => {
   it('has the paper counts at every budget and nests the selections', () => {
-    const m = buildMixes({ ...world(30, 20, 40), budget: 40, instructionExamples: 20, seed: 1 });
+    const m = buildMixes({ ...world(30, 20, 40), budget: 40, instructionExamples: 20, seed: 1 }) as Record<
+      DataMix,
+      MixExample[]
+    >;
     expect(countMix(m['ins-orig'])).toEqual({ total: 40, original: 40, complement: 0, general: 0, pairs: 0 });
     expect(countMix(m['ins-dv'])).toEqual({ total: 40, original: 20, complement: 20, general: 0, pairs: 20 });
     expect(countMix(m['all-orig'])).toEqual({
@@ -107,7 +110,7 @@ describe('matched-budget mixes', () => {
     for (let i = 0; i < dv.length; i += 2) expect(dv[i]!.pairId).toBe(dv[i + 1]!.pairId);
     // deterministic
     expect(
-      buildMixes({ ...world(30, 20, 40), budget: 40, instructionExamples: 20, seed: 1 })['all-dv'].map(
+      buildMixes({ ...world(30, 20, 40), budget: 40, instructionExamples: 20, seed: 1 })['all-dv']!.map(
         (e) => e.id,
       ),
     ).toEqual(m['all-dv'].map((e) => e.id));

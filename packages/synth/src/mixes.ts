@@ -30,7 +30,11 @@ export interface MixInput {
   /** K: instruction examples in the All-* mixes (default N/2). */
   instructionExamples?: number;
   seed?: number;
+  /** Which mixes to build (default all four); general data is needed only for All-*. */
+  mixes?: DataMix[];
 }
+
+export const allMixes: DataMix[] = ['ins-orig', 'ins-dv', 'all-orig', 'all-dv'];
 
 export interface MixCounts {
   total: number;
@@ -59,7 +63,7 @@ function interleave(units: MixExample[][], rng: Rng): MixExample[] {
   return shuffled(units, rng).flat();
 }
 
-export function buildMixes(input: MixInput): Record<DataMix, MixExample[]> {
+export function buildMixes(input: MixInput): Partial<Record<DataMix, MixExample[]>> {
   const n = input.budget;
   const k = input.instructionExamples ?? n / 2;
   const general = input.general ?? [];
@@ -77,7 +81,9 @@ export function buildMixes(input: MixInput): Record<DataMix, MixExample[]> {
     throw new DataError(`Ins-DV needs N/2 = ${n / 2} accepted pairs; the synthesis has ${paired.length}`);
   if (input.originals.length < n)
     throw new DataError(`Ins-orig needs N = ${n} original examples; there are ${input.originals.length}`);
-  if (general.length < n - k)
+  const which = input.mixes ?? allMixes;
+  const needGeneral = which.some((m) => m.startsWith('all-'));
+  if (needGeneral && general.length < n - k)
     throw new DataError(`All-* need N - K = ${n - k} general examples; there are ${general.length}`);
 
   const pairUnits = (os: TrainingExample[]) => os.map((o) => [o, compByOriginal.get(o.id)!] as MixExample[]);
@@ -91,17 +97,21 @@ export function buildMixes(input: MixInput): Record<DataMix, MixExample[]> {
   const allDvPairs = dvHalf.slice(0, k / 2);
   const inAllDv = new Set(allDvPairs.map((o) => o.id));
   const allOrigInstr = [...allDvPairs, ...insOrig.filter((o) => !inAllDv.has(o.id)).slice(0, k / 2)];
-  const gen = shuffled(general, rng).slice(0, n - k);
+  const gen = needGeneral ? shuffled(general, rng).slice(0, n - k) : [];
 
-  const mixes: Record<DataMix, MixExample[]> = {
-    'ins-orig': interleave(
-      insOrig.map((o) => [o]),
-      rng,
-    ),
-    'ins-dv': interleave(pairUnits(dvHalf), rng),
-    'all-orig': interleave([...allOrigInstr.map((o) => [o]), ...gen.map((g) => [g])], rng),
-    'all-dv': interleave([...pairUnits(allDvPairs), ...gen.map((g) => [g])], rng),
+  const built: Record<DataMix, () => MixExample[]> = {
+    'ins-orig': () =>
+      interleave(
+        insOrig.map((o) => [o]),
+        rng.fork('ins-orig'),
+      ),
+    'ins-dv': () => interleave(pairUnits(dvHalf), rng.fork('ins-dv')),
+    'all-orig': () =>
+      interleave([...allOrigInstr.map((o) => [o]), ...gen.map((g) => [g])], rng.fork('all-orig')),
+    'all-dv': () => interleave([...pairUnits(allDvPairs), ...gen.map((g) => [g])], rng.fork('all-dv')),
   };
+  const mixes: Partial<Record<DataMix, MixExample[]>> = {};
+  for (const m of which) mixes[m] = built[m]();
   const expect: Record<DataMix, Omit<MixCounts, 'total'>> = {
     'ins-orig': { original: n, complement: 0, general: 0, pairs: 0 },
     'ins-dv': { original: n / 2, complement: n / 2, general: 0, pairs: n / 2 },

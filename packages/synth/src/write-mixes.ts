@@ -19,7 +19,7 @@ import {
 } from '@dv/core';
 import { z } from 'zod';
 import { OUTPUT_FILES } from './finalize-run.js';
-import { buildMixes, countMix, type MixCounts } from './mixes.js';
+import { buildMixes, countMix, type MixCounts, type MixExample } from './mixes.js';
 import { exportForTrainers, type TrainerFormat } from './trainer-exports.js';
 
 export interface WriteMixesOptions {
@@ -60,22 +60,23 @@ export async function writeMixes(
     budget: o.budget,
     ...(o.instructionExamples !== undefined ? { instructionExamples: o.instructionExamples } : {}),
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o.mixes ? { mixes: o.mixes } : {}),
   });
   const out: Record<string, MixCounts & { files: Record<string, string> }> = {};
   const outputs: string[] = [];
-  for (const name of o.mixes ?? (Object.keys(mixes) as DataMix[])) {
+  for (const [name, examples] of Object.entries(mixes) as Array<[DataMix, MixExample[]]>) {
     const dir = join(o.outDir, name);
     const train = join(dir, 'train.jsonl');
-    await writeJsonl(train, mixes[name], MixLine);
+    await writeJsonl(train, examples, MixLine);
     const files = {
       train,
-      ...(await exportForTrainers(mixes[name], dir, o.formats ?? [], {
+      ...(await exportForTrainers(examples, dir, o.formats ?? [], {
         ...(o.formatter ? { formatter: o.formatter } : {}),
         ...(o.maxNegatives !== undefined ? { maxNegatives: o.maxNegatives } : {}),
       })),
     };
     outputs.push(...Object.values(files));
-    out[name] = { ...countMix(mixes[name]), files };
+    out[name] = { ...countMix(examples), files };
   }
   await writeJsonAtomic(join(o.outDir, 'mixes.json'), out);
   await writeManifest(o.outDir, {

@@ -10,6 +10,6 @@ export function tempDir(prefix = 'dv-synth-'): string {
 
 export function writeSeeds(seeds: SeedExampleInput[], dir = tempDir()): string {
   const path = join(dir, 'seeds.jsonl');
-  writeFileSync(path, seeds.map((s) => JSON.stringify(s)).join('\n') + '\n');
+  writeFileSync(path, `${seeds.map((s) => JSON.stringify(s)).join('\n')}\n`);
   return path;
 }

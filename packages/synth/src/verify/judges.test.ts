@@ -79,3 +79,17 @@ describe('LLM judge', () => {
     expect(v.details).toMatchObject({ error: 'unreadable judgement' });
   });
 });
+
+describe('lexical judge clause reading', () => {
+  it('"unless" turns its second half into a requirement (regression: it counted against the target)', async () => {
+    const v = await createLexicalJudge().judge({
+      seedId: 's',
+      query: 'eggs',
+      newInstruction: 'Leave out anything on eggs unless it would mention altitude.',
+      positive: d('p', 'boil eggs six minutes'),
+      target: d('t', 'boil eggs longer at altitude'),
+      otherNegatives: [],
+    });
+    expect(v.passed).toBe(true);
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * Offline verification by a lexical / attribute check: no model, deterministic.
  *
- * I' is split into clauses (at `;`, `,`, `.` and "but"); a clause with a negation cue ("not",
+ * I' is split into clauses (at `;`, `,`, `.`, "but" and "unless", whose second half is always a
+ * requirement); a clause with a negation cue ("not",
  * "no use for", "leave out", "skip", "except", "misses the point"...) counts against, the others
  * for. Each document's evidence is its text plus the readable forms of its metadata attributes
  * (category phrase, hypernyms, topic/region/usage domains, "example" when it has one). A
@@ -17,7 +18,7 @@ import { categoryPhrase, contentStems, words } from '../internal/text.js';
 import type { Judge, JudgeInput } from './judge.js';
 
 const NEGATION =
-  /\b(not|no|nothing|never|without|except|exclud\w*|skip|avoid|leave out|no use for|misses the point|rather than|instead of|unless)\b/i;
+  /\b(not|no|nothing|never|without|except|exclud\w*|skip|avoid|leave out|no use for|misses the point|rather than|instead of)\b/i;
 
 const FILLER = new Set(
   `material writing results result texts text anything whatever useful need needs want wants looking interested
@@ -38,20 +39,30 @@ interface Clause {
 
 function clauses(instruction: string, query: string): Clause[] {
   const q = new Set(contentStems(query));
-  return instruction
+  // "X unless Y": X is an exclusion, Y a requirement, so Y becomes a clause of its own that
+  // is never negated.
+  const parts = instruction
     .split(/[;,.]|\bbut\b/i)
-    .map((c) => c.trim())
-    .filter(Boolean)
-    .map((c) => {
-      const shorter = /\b(?:under|fewer than|shorter than|less than)\s+(\d+)\s+words\b/i.exec(c);
-      const longer = /\b(?:over|more than|longer than)\s+(\d+)\s+words\b/i.exec(c);
-      return {
-        negated: NEGATION.test(c),
-        terms: [...new Set(contentStems(c).filter((t) => !q.has(t) && !FILLER.has(t)))],
-        ...(shorter ? { shorterThan: Number(shorter[1]) } : {}),
-        ...(longer ? { longerThan: Number(longer[1]) } : {}),
-      };
-    });
+    .flatMap((c) => {
+      const [before, ...after] = c.split(/\bunless\b/i);
+      return after.length
+        ? [
+            { c: before!, forcePositive: false },
+            { c: after.join(' '), forcePositive: true },
+          ]
+        : [{ c, forcePositive: false }];
+    })
+    .filter((p) => p.c.trim());
+  return parts.map(({ c, forcePositive }) => {
+    const shorter = /\b(?:under|fewer than|shorter than|less than)\s+(\d+)\s+words\b/i.exec(c);
+    const longer = /\b(?:over|more than|longer than)\s+(\d+)\s+words\b/i.exec(c);
+    return {
+      negated: !forcePositive && NEGATION.test(c),
+      terms: [...new Set(contentStems(c).filter((t) => !q.has(t) && !FILLER.has(t)))],
+      ...(shorter ? { shorterThan: Number(shorter[1]) } : {}),
+      ...(longer ? { longerThan: Number(longer[1]) } : {}),
+    };
+  });
 }
 
 function evidence(p: Passage): { stems: Set<string>; wordCount: number } {
