@@ -82,10 +82,7 @@ export function checkGuardrails(input: GuardrailInput, options: GuardrailOptions
     };
   const lower = text.toLowerCase();
   for (const id of input.docids) {
-    if (
-      id.length >= 2 &&
-      new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRe(id.toLowerCase())}($|[^\\p{L}\\p{N}])`, 'u').test(lower)
-    )
+    if (id.length >= 2 && mentionsId(lower, id.toLowerCase()))
       return { ok: false, reason: 'mentions-passage-id', detail: `mentions ${JSON.stringify(id)}` };
   }
   if (input.answeredQuery !== undefined && input.answeredQuery.trim() !== input.query.trim())
@@ -101,6 +98,14 @@ export function checkGuardrails(input: GuardrailInput, options: GuardrailOptions
   return { ok: true };
 }
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** Whether `id` occurs in `text` as a whole token (not inside a longer word or number). */
+function mentionsId(text: string, id: string): boolean {
+  for (let i = text.indexOf(id); i !== -1; i = text.indexOf(id, i + 1)) {
+    const before = i === 0 ? '' : text[i - 1]!;
+    const after = text[i + id.length] ?? '';
+    if (!WORD_CHAR.test(before) && !WORD_CHAR.test(after)) return true;
+  }
+  return false;
 }
