@@ -3,19 +3,21 @@
  * file): records, failures, the two training views, a summary with examples, and the manifest.
  * Used at the end of a run, after a cost-cap stop, and by `mergeShards`.
  */
+import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DualViewExample,
   type FormatterSettings,
+  JsonlAppender,
   readJsonl,
   redactSecrets,
   SeedExample,
   SynthesisRecord,
   TrainingExample,
   writeJsonAtomic,
-  writeJsonl,
   writeManifest,
 } from '@dv/core';
+import type { z } from 'zod';
 import { complementExample, originalExample } from './dual-view.js';
 
 export const OUTPUT_FILES = {
@@ -87,6 +89,26 @@ export interface RunSummary {
   examples: RunExample[];
 }
 
+/** An append-only writer to `<path>.tmp`, renamed over `path` by `commit()`. */
+class StreamedJsonl<S extends z.ZodType> {
+  private readonly appender: JsonlAppender<S>;
+  constructor(
+    readonly path: string,
+    schema: S,
+  ) {
+    const tmp = `${path}.tmp`;
+    rmSync(tmp, { force: true });
+    this.appender = new JsonlAppender(tmp, schema);
+  }
+  append(r: z.input<S>): void {
+    this.appender.append(r);
+  }
+  commit(): void {
+    this.appender.close();
+    renameSync(`${this.path}.tmp`, this.path);
+  }
+}
+
 export interface FinalizeInput {
   seedsPath: string;
   outDir: string;
@@ -101,9 +123,18 @@ export interface FinalizeInput {
 }
 
 export async function finalizeRun(f: FinalizeInput): Promise<RunSummary> {
+  const files = Object.fromEntries(
+    Object.entries(OUTPUT_FILES).map(([k, v]) => [k, join(f.outDir, v)]),
+  ) as RunSummary['files'];
+  // Streamed (memory stays flat on a million seeds) into temporary files renamed at the end,
+  // so each output appears whole or not at all.
+  const out = {
+    records: new StreamedJsonl(files.records, SynthesisRecord),
+    failures: new StreamedJsonl(files.failures, SynthesisRecord),
+    original: new StreamedJsonl(files.original, TrainingExample),
+    complement: new StreamedJsonl(files.complement, DualViewExample),
+  };
   const records: SynthesisRecord[] = [];
-  const originals: TrainingExample[] = [];
-  const complements: DualViewExample[] = [];
   const examples: RunExample[] = [];
   const want = f.exampleCount ?? 5;
   let otherExamples = 0;
@@ -111,10 +142,12 @@ export async function finalizeRun(f: FinalizeInput): Promise<RunSummary> {
     if (!f.seedIds.has(seed.id)) continue;
     const rec = f.journal.get(f.keyFor(seed));
     const accepted = rec?.status === 'accepted';
-    originals.push(originalExample(seed, accepted));
+    out.original.append(originalExample(seed, accepted));
     if (!rec) continue;
     records.push(rec);
-    if (accepted) complements.push(complementExample(seed, rec));
+    out.records.append(rec);
+    if (accepted) out.complement.append(complementExample(seed, rec));
+    else out.failures.append(rec);
     const isAcceptedExample = accepted && examples.filter((e) => e.status === 'accepted').length < want;
     const isOtherExample = !accepted && otherExamples < 2;
     if (isAcceptedExample || isOtherExample) {
@@ -131,17 +164,7 @@ export async function finalizeRun(f: FinalizeInput): Promise<RunSummary> {
       });
     }
   }
-  const files = Object.fromEntries(
-    Object.entries(OUTPUT_FILES).map(([k, v]) => [k, join(f.outDir, v)]),
-  ) as RunSummary['files'];
-  await writeJsonl(files.records, records, SynthesisRecord);
-  await writeJsonl(
-    files.failures,
-    records.filter((r) => r.status !== 'accepted'),
-    SynthesisRecord,
-  );
-  await writeJsonl(files.original, originals, TrainingExample);
-  await writeJsonl(files.complement, complements, DualViewExample);
+  for (const o of Object.values(out)) o.commit();
 
   const byReason: Record<string, number> = {};
   const byLever: Record<string, number> = {};

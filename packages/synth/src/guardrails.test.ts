@@ -25,6 +25,15 @@ describe('guardrails', () => {
     expect(reason('Instruments only.', { answeredQuery: 'bass guitar' })).toBe('edits-query');
     expect(reason('Query: bass guitar strings')).toBe('edits-query');
   });
+  it('allows meta words that are the query itself', () => {
+    const r = checkGuardrails({
+      ...base,
+      query: 'passage',
+      newInstruction: 'The passage of a bill through parliament.',
+    });
+    expect(r.ok).toBe(true);
+    expect(reason('The passage of a bill.')).toBe('meta-language');
+  });
   it('does not count abbreviations and decimals as sentence ends', () => {
     expect(countSentences('Prices e.g. 2.5 dollars count. Nothing else.')).toBe(2);
     expect(reason('Prices e.g. 2.5 dollars count. Nothing else.')).toBe('ok');

@@ -8,7 +8,8 @@
  * - `mentions-passage-id`: contains a docid of the seed's passages;
  * - `edits-query`: the answer rewrites the query (a `<new_query>` differing from q, or a
  *   "query:" restatement inside I');
- * - `meta-language`: talks about the task ("passage", "document", "negative", "query"...).
+ * - `meta-language`: talks about the task ("passage", "document", "negative", "query"...;
+ *   words of the query itself are allowed).
  * Checks run in that order; the first failing one is the reason.
  */
 
@@ -41,6 +42,17 @@ export type GuardrailResult = { ok: true } | { ok: false; reason: GuardrailReaso
 
 const META_WORDS =
   /\b(passages?|documents?|docs?|negatives?|positives?|instructions?|quer(?:y|ies)|labels?|relevance judg(?:e)?ments?|docids?|target text)\b/i;
+
+/**
+ * The first meta-task word in `text` ("passage", "document", "negative"...), or null. Words of
+ * the query itself are allowed: I' may name a query about documents or passages.
+ */
+export function metaWord(text: string, query = ''): string | null {
+  const q = new Set(tokens(query));
+  const re = new RegExp(META_WORDS.source, 'gi');
+  for (const m of text.matchAll(re)) if (!m[0].split(/\s+/).every((w) => q.has(w.toLowerCase()))) return m[0];
+  return null;
+}
 
 export function tokens(s: string): string[] {
   return s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
@@ -93,8 +105,8 @@ export function checkGuardrails(input: GuardrailInput, options: GuardrailOptions
     };
   if (/^\s*(search|query|q)\s*:/i.test(text))
     return { ok: false, reason: 'edits-query', detail: 'restates a query' };
-  const meta = META_WORDS.exec(text);
-  if (meta) return { ok: false, reason: 'meta-language', detail: `uses ${JSON.stringify(meta[0])}` };
+  const meta = metaWord(text, input.query);
+  if (meta) return { ok: false, reason: 'meta-language', detail: `uses ${JSON.stringify(meta)}` };
   return { ok: true };
 }
 

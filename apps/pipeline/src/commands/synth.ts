@@ -127,7 +127,11 @@ const runOptions = {
   'timeout-ms': { type: 'string', description: 'per-request timeout', valueName: 'MS' },
   'max-retries': { type: 'string', description: 'retries on 429/5xx/timeouts', valueName: 'N' },
   template: { type: 'string', description: 'prompt template id', valueName: 'ID' },
-  judge: { type: 'string', description: 'verification: lexical | llm | none', valueName: 'NAME' },
+  judge: {
+    type: 'string',
+    description: 'verification: lexical | lexical-text (title+text only, no metadata) | llm | none',
+    valueName: 'NAME',
+  },
   'judge-threshold': { type: 'string', description: 'pass threshold of the judge', valueName: 'X' },
   'cost-cap': {
     type: 'string',
@@ -272,8 +276,8 @@ Exit codes: 0 done, 1 bad data, 2 bad usage, 4 stopped by the cost cap (rerun to
     const preset = (presets as Record<string, (typeof presets)['mini']>)[presetName];
     if (!preset) throw new UsageError(`unknown preset '${presetName}'`);
     const judgeName = str(ctx, 'judge') ?? (preset.config.synthesis.verify ? 'lexical' : 'none');
-    if (!['lexical', 'llm', 'none'].includes(judgeName))
-      throw new UsageError(`--judge must be lexical, llm or none`);
+    if (!['lexical', 'lexical-text', 'llm', 'none'].includes(judgeName))
+      throw new UsageError(`--judge must be lexical, lexical-text, llm or none`);
     const priceIn = num(ctx, 'price-in');
     const priceOut = num(ctx, 'price-out');
     const baseURLs = list(ctx, 'base-url');
@@ -375,6 +379,8 @@ Exit codes: 0 done, 1 bad data, 2 bad usage, 4 stopped by the cost cap (rerun to
     const threshold = num(ctx, 'judge-threshold');
     let judge: Judge | undefined;
     if (judgeName === 'lexical') judge = createLexicalJudge(threshold ?? 0.25);
+    else if (judgeName === 'lexical-text')
+      judge = createLexicalJudge(threshold ?? 0.25, { useMetadata: false });
     else if (judgeName === 'llm') judge = createLlmJudge(chatBackend!, threshold ?? 1);
 
     ctx.stderr.write(

@@ -97,8 +97,8 @@ export const SynthesisConfig = z.object({
   pricing: z
     .object({ inputPerMTokens: z.number().nonnegative(), outputPerMTokens: z.number().nonnegative() })
     .optional(),
-  /** Judge when `verify` is on: offline lexical/attribute check (default) or an LLM through the same endpoints. */
-  judge: z.enum(['lexical', 'llm']).optional(),
+  /** Judge when `verify` is on: offline lexical/attribute check (default; `lexical-text` ignores metadata) or an LLM through the same endpoints. */
+  judge: z.enum(['lexical', 'lexical-text', 'llm']).optional(),
 });
 export type SynthesisConfig = z.infer<typeof SynthesisConfig>;
 

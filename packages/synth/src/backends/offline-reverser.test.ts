@@ -46,6 +46,24 @@ describe('offline reverser', () => {
     expect(r?.require).toBe('present it as a kind of guitar');
     expect(r?.exclude).toBe('present it as a kind of fish');
   });
+  it('skips lever values another candidate also shows, and meta-task words (regression: judge ties)', () => {
+    const r = findReversal(
+      task(
+        doc('a', 'a lean fish', { category: 'noun.animal', hypernyms: ['fish'] }),
+        doc('b', 'a deed', {
+          category: 'noun.communication',
+          hypernyms: ['document', 'writing', 'communication'],
+        }),
+        // says "form of communication" in its text, so the category phrase would not separate
+        [doc('c', 'a form of communication by drums', { category: 'noun.act', hypernyms: ['signal'] })],
+      ),
+    );
+    expect(r).toEqual({
+      lever: 'hypernym',
+      require: 'present it as a kind of writing',
+      exclude: 'present it as a kind of fish',
+    });
+  });
   it('uses domain levers, then format', () => {
     expect(
       findReversal(task(doc('a', 'x', { topics: ['music'] }), doc('b', 'y', { topics: ['fishing'] })))

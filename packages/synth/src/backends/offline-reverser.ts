@@ -6,8 +6,11 @@
  * instruction negatives from `Passage.metadata` (`DocAttributes`: category, hypernyms nearest
  * first, topic/region/usage domains, hasExample, wordCount) and from the text (timeframe words,
  * distinctive keywords, length); then take the first lever, in this order, whose value D- has
- * and neither D+ nor any other negative has:
+ * and neither D+ nor any other negative has, as a reader of their text and attributes would
+ * see it (every content word of the lever's value is in D-'s evidence, and not all of them in
+ * any other candidate's; meta-task words such as "document" are never used):
  *   category > hypernym > topic > region > usage > timeframe > format > keyword > length.
+ * What D+ is gets excluded too when that names nothing D- has.
  * Keyword and length levers work on any corpus (MS MARCO-like passages without metadata);
  * the attribute levers need metadata. When no lever separates D- from the rest it answers
  * `None`, as the prompt allows.
@@ -17,7 +20,9 @@
  * known, what D+ is, in at most two sentences and without meta-task words. The answer is the
  * same XML the LLM would return, so the engine parses and checks it like any other.
  */
-import { DocAttributes, type Passage } from '@dv/core';
+import type { Passage } from '@dv/core';
+import { metaWord } from '../guardrails.js';
+import { type Evidence, evidenceOf } from '../internal/evidence.js';
 import {
   categoryPhrase,
   contentStems,
@@ -52,31 +57,12 @@ export interface Reversal {
   exclude?: string;
 }
 
-interface Profile {
-  attrs: DocAttributes;
-  stems: Set<string>;
-  wordCount: number;
+interface Profile extends Evidence {
   times: string[];
 }
 
 function profile(p: Passage): Profile {
-  const parsed = DocAttributes.safeParse(p.metadata ?? {});
-  const attrs: DocAttributes = parsed.success ? parsed.data : {};
-  const text = `${p.title} ${p.text}`;
-  return {
-    attrs,
-    stems: new Set(contentStems(text)),
-    wordCount: attrs.wordCount ?? words(p.text).length,
-    times: timeframes(text),
-  };
-}
-
-const lc = (xs: readonly string[] | undefined) => (xs ?? []).map((x) => x.toLowerCase());
-
-/** First value of `pick(target)` that no profile in `others` has; `undefined` if none. */
-function distinct(target: string[], others: Profile[], pick: (p: Profile) => string[]): string | undefined {
-  const taken = new Set(others.flatMap((o) => lc(pick(o))));
-  return target.find((v) => !taken.has(v.toLowerCase()));
+  return { ...evidenceOf(p), times: timeframes(`${p.title} ${p.text}`) };
 }
 
 export function findReversal(
@@ -89,26 +75,31 @@ export function findReversal(
   const queryStems = new Set(contentStems(task.query));
   const ta = tgt.attrs;
   const pa = pos.attrs;
+  const stemsOf = (v: string) => contentStems(v).filter((x) => !queryStems.has(x));
+  const holds = (p: Profile, v: string) => {
+    const vs = stemsOf(v);
+    return vs.length > 0 && vs.every((x) => p.stems.has(x));
+  };
+  /** D- says it, D+ and the other negatives do not (as a reader of their text and attributes would see). */
+  const separates = (v: string) =>
+    !metaWord(v, task.query) && holds(tgt, v) && rest.every((r) => !holds(r, v));
+  /** Safe to exclude: nothing of it is in D-. */
+  const absentFromTarget = (v: string) => {
+    const vs = stemsOf(v);
+    return !metaWord(v, task.query) && vs.length > 0 && vs.every((x) => !tgt.stems.has(x));
+  };
 
-  if (
-    ta.category &&
-    pa.category &&
-    ta.category !== pa.category &&
-    !others.some((o) => o.attrs.category === ta.category)
-  ) {
+  if (ta.category && ta.category !== pa.category && separates(categoryPhrase(ta.category))) {
+    const ex = pa.category ? categoryPhrase(pa.category) : undefined;
     return {
       lever: 'category',
       require: `describe it as ${categoryPhrase(ta.category)}`,
-      exclude: `describe it as ${categoryPhrase(pa.category)}`,
+      ...(ex && absentFromTarget(ex) ? { exclude: `describe it as ${ex}` } : {}),
     };
   }
-  const hyper = distinct(
-    (ta.hypernyms ?? []).filter((h) => !queryStems.has(stem(h))),
-    rest,
-    (p) => p.attrs.hypernyms ?? [],
-  );
+  const hyper = (ta.hypernyms ?? []).find(separates);
   if (hyper) {
-    const ph = distinct(pa.hypernyms ?? [], [tgt], (p) => p.attrs.hypernyms ?? []);
+    const ph = (pa.hypernyms ?? []).find(absentFromTarget);
     return {
       lever: 'hypernym',
       require: `present it as a kind of ${hyper}`,
@@ -121,13 +112,13 @@ export function findReversal(
     ['usage', 'usages', (v: string) => `cover its ${v} use`],
   ] as const;
   for (const [lever, key, phrase] of fields) {
-    const v = distinct(ta[key] ?? [], rest, (p) => p.attrs[key] ?? []);
+    const v = (ta[key] ?? []).find(separates);
     if (v) {
-      const pv = (pa[key] ?? [])[0];
-      return { lever, require: phrase(v), ...(pv && pv !== v ? { exclude: phrase(pv) } : {}) };
+      const pv = (pa[key] ?? []).find(absentFromTarget);
+      return { lever, require: phrase(v), ...(pv ? { exclude: phrase(pv) } : {}) };
     }
   }
-  const time = distinct(tgt.times, rest, (p) => p.times);
+  const time = tgt.times.find(separates);
   if (time) return { lever: 'timeframe', require: `mention ${time}` };
   if (
     ta.hasExample !== undefined &&
@@ -136,22 +127,14 @@ export function findReversal(
     others.every((o) => o.attrs.hasExample === pa.hasExample)
   ) {
     return ta.hasExample
-      ? {
-          lever: 'format',
-          require: 'include an example of it in use',
-          exclude: 'give no example of it in use',
-        }
-      : {
-          lever: 'format',
-          require: 'give no example of it in use',
-          exclude: 'include an example of it in use',
-        };
+      ? { lever: 'format', require: 'include an example of it in use' }
+      : { lever: 'format', require: 'give a bare definition with no example' };
   }
-  // Keyword: a content word of D- absent from D+, the other negatives, the query and I.
+  // Keyword: a content word of D- that D+, the other negatives, the query and I lack.
   const banned = new Set([...queryStems, ...contentStems(task.instruction.text)]);
   const kw = words(`${task.target.title} ${task.target.text}`)
-    .filter((w) => w.length >= 4 && !STOPWORDS.has(w) && /^\p{L}+$/u.test(w))
-    .filter((w) => !banned.has(stem(w)) && rest.every((p) => !p.stems.has(stem(w))))
+    .filter((w) => w.length >= 4 && !STOPWORDS.has(w) && /^\p{L}+$/u.test(w) && !banned.has(stem(w)))
+    .filter(separates)
     .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))[0];
   if (kw) return { lever: 'keyword', require: `mention ${kw}` };
   // Length: D- clearly shorter or longer than every other candidate.

@@ -10,11 +10,15 @@
  * plus +1/-1 for each length constraint ("under N words", "longer than N words") it meets or
  * breaks. Terms are stemmed content words of I' minus the query's and a list of filler words.
  *
+ * `createLexicalJudge(t, { useMetadata: false })` ("lexical-text") reads title and text only:
+ * whether I' is grounded in what a text encoder will see.
+ *
  * Passed when score(D-) - score(D+) >= threshold (default 0.25) and D- also outscores every
  * other instruction negative. `score` on the record is score(D-) - score(D+).
  */
-import { DocAttributes, type Passage, type Verification } from '@dv/core';
-import { categoryPhrase, contentStems, words } from '../internal/text.js';
+import type { Passage, Verification } from '@dv/core';
+import { evidenceOf } from '../internal/evidence.js';
+import { contentStems } from '../internal/text.js';
 import type { Judge, JudgeInput } from './judge.js';
 
 const NEGATION =
@@ -65,26 +69,8 @@ function clauses(instruction: string, query: string): Clause[] {
   });
 }
 
-function evidence(p: Passage): { stems: Set<string>; wordCount: number } {
-  const a = DocAttributes.safeParse(p.metadata ?? {});
-  const attrs: DocAttributes = a.success ? a.data : {};
-  const parts = [p.title, p.text];
-  if (attrs.category) parts.push(categoryPhrase(attrs.category));
-  parts.push(
-    ...(attrs.hypernyms ?? []),
-    ...(attrs.topics ?? []),
-    ...(attrs.regions ?? []),
-    ...(attrs.usages ?? []),
-  );
-  if (attrs.hasExample) parts.push('example');
-  return {
-    stems: new Set(contentStems(parts.join(' '))),
-    wordCount: attrs.wordCount ?? words(p.text).length,
-  };
-}
-
-export function lexicalScore(p: Passage, cs: Clause[]): number {
-  const ev = evidence(p);
+export function lexicalScore(p: Passage, cs: Clause[], useMetadata = true): number {
+  const ev = evidenceOf(p, useMetadata);
   const forTerms = cs.filter((c) => !c.negated).flatMap((c) => c.terms);
   const againstTerms = cs.filter((c) => c.negated).flatMap((c) => c.terms);
   const share = (ts: string[]) =>
@@ -98,18 +84,20 @@ export function lexicalScore(p: Passage, cs: Clause[]): number {
   return score;
 }
 
-export function createLexicalJudge(threshold = 0.25): Judge {
+export function createLexicalJudge(threshold = 0.25, options: { useMetadata?: boolean } = {}): Judge {
+  const meta = options.useMetadata ?? true;
+  const name = meta ? 'lexical' : 'lexical-text';
   return {
-    name: 'lexical',
+    name,
     async judge(input: JudgeInput): Promise<Verification> {
       const cs = clauses(input.newInstruction, input.query);
-      const t = lexicalScore(input.target, cs);
-      const p = lexicalScore(input.positive, cs);
-      const others = input.otherNegatives.map((o) => lexicalScore(o, cs));
+      const t = lexicalScore(input.target, cs, meta);
+      const p = lexicalScore(input.positive, cs, meta);
+      const others = input.otherNegatives.map((o) => lexicalScore(o, cs, meta));
       const score = Number((t - p).toFixed(4));
       const othersOk = others.every((o) => t > o);
       return {
-        judge: 'lexical',
+        judge: name,
         score,
         threshold,
         passed: score >= threshold && othersOk,
