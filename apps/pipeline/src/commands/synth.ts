@@ -239,6 +239,8 @@ sentence-transformers and FlagEmbedding files.`,
       seed: num(ctx, 'seed', true) ?? 13,
       formats: formats as TrainerFormat[],
       ...(mixes.length ? { mixes: mixes as DataMix[] } : {}),
+      // the exported query/document strings use the one formatter, recorded in the manifest
+      formatter: presets.mini.config.formatter,
       command: ['dv', 'synth', 'mix', ...process.argv.slice(4)],
     });
     for (const [name, c] of Object.entries(res))
@@ -398,6 +400,7 @@ Exit codes: 0 done, 1 bad data, 2 bad usage, 4 stopped by the cost cap (rerun to
       retryFailed: ctx.values['retry-failed'] === true,
       ledger,
       ...(apiKey ? { secrets: [apiKey] } : {}),
+      formatter: preset.config.formatter,
       config,
       command,
     });
