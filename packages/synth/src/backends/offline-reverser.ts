@@ -22,7 +22,7 @@
  */
 import type { Passage } from '@dv/core';
 import { metaWord } from '../guardrails.js';
-import { type Evidence, evidenceOf } from '../internal/evidence.js';
+import { type Evidence, evidenceOf, FILLER } from '../internal/evidence.js';
 import {
   categoryPhrase,
   contentStems,
@@ -75,7 +75,7 @@ export function findReversal(
   const queryStems = new Set(contentStems(task.query));
   const ta = tgt.attrs;
   const pa = pos.attrs;
-  const stemsOf = (v: string) => contentStems(v).filter((x) => !queryStems.has(x));
+  const stemsOf = (v: string) => contentStems(v).filter((x) => !queryStems.has(x) && !FILLER.has(x));
   const holds = (p: Profile, v: string) => {
     const vs = stemsOf(v);
     return vs.length > 0 && vs.every((x) => p.stems.has(x));
@@ -181,9 +181,9 @@ export function writeInstruction(query: string, r: Reversal, style: ReversalStyl
   const ex = r.exclude;
   switch (style) {
     case 'plain':
-      return `Only material on ${q} that would ${r.require} is useful${ex ? `, not material that would ${ex}` : ''}.`;
+      return `For ${q}, only what ${third(r.require)} is useful${ex ? `, not what ${third(ex)}` : ''}.`;
     case 'persona':
-      return `I'm after writing on ${q} that will ${r.require}${ex ? `, and I have no use for anything that ${third(ex)}` : ''}.`;
+      return `I'm after anything on ${q} that will ${r.require}${ex ? `, and I have no use for anything that ${third(ex)}` : ''}.`;
     case 'background':
       return ex
         ? `For my purposes the right reading of ${q} is whatever ${third(r.require)}. Anything that ${third(ex)} misses the point.`

@@ -30,3 +30,18 @@ export function evidenceOf(p: Passage, useMetadata = true): Evidence {
     wordCount: attrs.wordCount ?? words(p.text).length,
   };
 }
+
+/**
+ * Words of instruction templates that say nothing about a document ("material", "results",
+ * "mention"...): never evidence. The lexical judge drops them from I', and the offline
+ * reverser drops them when it checks that a lever value separates D- from the rest.
+ */
+export const FILLER = new Set(
+  `results result texts text anything whatever useful need needs want wants looking interested
+  only would will keep leave describe describes present presents place places tie ties cover covers mention mentions
+  include includes give gives run runs reading right purposes point misses word words long longer shorter fewer
+  under over use field particular kind sort something about`
+    .split(/\s+/)
+    .filter(Boolean)
+    .flatMap((w) => contentStems(w)),
+);

@@ -17,22 +17,12 @@
  * other instruction negative. `score` on the record is score(D-) - score(D+).
  */
 import type { Passage, Verification } from '@dv/core';
-import { evidenceOf } from '../internal/evidence.js';
+import { evidenceOf, FILLER } from '../internal/evidence.js';
 import { contentStems } from '../internal/text.js';
 import type { Judge, JudgeInput } from './judge.js';
 
 const NEGATION =
   /\b(not|no|nothing|never|without|except|exclud\w*|skip|avoid|leave out|no use for|misses the point|rather than|instead of)\b/i;
-
-const FILLER = new Set(
-  `material writing results result texts text anything whatever useful need needs want wants looking interested
-  only would will keep leave describe describes present presents place places tie ties cover covers mention mentions
-  include includes give gives run runs reading right purposes point misses word words long longer shorter fewer
-  under over use field particular kind sort something about`
-    .split(/\s+/)
-    .filter(Boolean)
-    .flatMap((w) => contentStems(w)),
-);
 
 interface Clause {
   negated: boolean;
