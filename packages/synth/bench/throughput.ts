@@ -12,15 +12,15 @@
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOpenAIChatBackend, runSynthesis, templates } from '../src/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 50);
+const LATENCIES = (process.env.BENCH_LATENCY_MS ?? '500,50').split(',').map(Number);
 const LEVELS = (process.env.BENCH_CONCURRENCY ?? '64,256').split(',').map(Number);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6); // requests per run = concurrency x rounds
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8); // requests per run = concurrency x rounds
 
 function seeds(n: number, dir: string): string {
   const lines = Array.from({ length: n }, (_, i) =>
@@ -82,15 +82,8 @@ async function rawFetch(url: string, concurrency: number, n: number): Promise<nu
   return n / ((performance.now() - t0) / 1000);
 }
 
-const child = fork(join(here, 'loopback-server-child.ts'), [String(LATENCY_MS)], {
-  execArgv: ['--conditions=@dv/source', '--import', 'tsx'],
-  stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-});
-const url: string = await new Promise((resolve) => {
-  child.stdout!.once('data', (d: Buffer) => resolve((JSON.parse(d.toString()) as { url: string }).url));
-});
-
 interface Row {
+  latencyMs: number;
   concurrency: number;
   requests: number;
   bound: number;
@@ -100,50 +93,70 @@ interface Row {
   heapMiB: number;
 }
 const rows: Row[] = [];
-for (const c of LEVELS) {
-  const n = c * ROUNDS;
-  const dir = mkdtempSync(join(tmpdir(), 'dv-synth-bench-'));
-  const seedsPath = seeds(n, dir);
-  await rawFetch(url, c, c * 2); // warm up connections
-  const reference = await rawFetch(url, c, n);
-  const stop = memorySampler();
-  const backend = createOpenAIChatBackend({ baseURLs: [url], model: 'loopback', concurrency: c, env: {} });
-  const t0 = performance.now();
-  const s = await runSynthesis({
-    seedsPath,
-    outDir: join(dir, 'out'),
-    backend,
-    template: templates['polarity-reversal'],
-    model: 'loopback',
-    concurrency: c,
-    progressMode: 'silent',
+const loadBefore = loadavg()[0]!;
+for (const LATENCY_MS of LATENCIES) {
+  const child = fork(join(here, 'loopback-server-child.ts'), [String(LATENCY_MS)], {
+    execArgv: ['--conditions=@dv/source', '--import', 'tsx'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
-  const engine = s.recorded / ((performance.now() - t0) / 1000);
-  const mem = stop();
-  if (s.recorded !== n) throw new Error(`expected ${n} records, got ${s.recorded}`);
-  rows.push({ concurrency: c, requests: n, bound: c / (LATENCY_MS / 1000), engine, reference, ...mem });
-  rmSync(dir, { recursive: true, force: true });
+  const url: string = await new Promise((resolve) => {
+    child.stdout!.once('data', (d: Buffer) => resolve((JSON.parse(d.toString()) as { url: string }).url));
+  });
+
+  for (const c of LEVELS) {
+    const n = c * ROUNDS;
+    const dir = mkdtempSync(join(tmpdir(), 'dv-synth-bench-'));
+    const seedsPath = seeds(n, dir);
+    await rawFetch(url, c, c * 2); // warm up connections
+    const reference = await rawFetch(url, c, n);
+    const stop = memorySampler();
+    const backend = createOpenAIChatBackend({ baseURLs: [url], model: 'loopback', concurrency: c, env: {} });
+    const t0 = performance.now();
+    const s = await runSynthesis({
+      seedsPath,
+      outDir: join(dir, 'out'),
+      backend,
+      template: templates['polarity-reversal'],
+      model: 'loopback',
+      concurrency: c,
+      progressMode: 'silent',
+    });
+    const engine = s.recorded / ((performance.now() - t0) / 1000);
+    const mem = stop();
+    if (s.recorded !== n) throw new Error(`expected ${n} records, got ${s.recorded}`);
+    rows.push({
+      latencyMs: LATENCY_MS,
+      concurrency: c,
+      requests: n,
+      bound: c / (LATENCY_MS / 1000),
+      engine,
+      reference,
+      ...mem,
+    });
+    rmSync(dir, { recursive: true, force: true });
+  }
+  child.send('close');
 }
-child.send('close');
 
 const f = (x: number, d = 0) => x.toFixed(d);
 const table = [
-  '| in flight | requests | bound (req/s) | engine (req/s) | engine / bound | bare fetch (req/s) | fetch / bound | engine / fetch | peak RSS (MiB) | peak heap (MiB) |',
-  '|---|---|---|---|---|---|---|---|---|---|',
+  '| latency (ms) | in flight | requests | bound (req/s) | engine (req/s) | engine / bound | bare fetch (req/s) | fetch / bound | engine / fetch | peak RSS (MiB) | peak heap (MiB) |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.concurrency} | ${r.requests} | ${f(r.bound)} | ${f(r.engine)} | ${f(r.engine / r.bound, 2)} | ${f(r.reference)} | ${f(r.reference / r.bound, 2)} | ${f(r.engine / r.reference, 2)} | ${f(r.rssMiB)} | ${f(r.heapMiB)} |`,
+      `| ${r.latencyMs} | ${r.concurrency} | ${r.requests} | ${f(r.bound)} | ${f(r.engine)} | ${f(r.engine / r.bound, 2)} | ${f(r.reference)} | ${f(r.reference / r.bound, 2)} | ${f(r.engine / r.reference, 2)} | ${f(r.rssMiB)} | ${f(r.heapMiB)} |`,
   ),
 ].join('\n');
 process.stdout.write(`${table}\n`);
 
 const section = `<!-- bench:synth:start -->
 ## @dv/synth: synthesis throughput against a loopback server
-Command: \`pnpm -F @dv/synth bench\` (env: BENCH_LATENCY_MS=${LATENCY_MS}, BENCH_CONCURRENCY=${LEVELS.join(',')}, BENCH_ROUNDS=${ROUNDS}).
-Measured ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, ${process.platform}-${process.arch}; other jobs may have shared the 2 cores.
+Command: \`pnpm -F @dv/synth bench\` (env: BENCH_LATENCY_MS=${LATENCIES.join(',')}, BENCH_CONCURRENCY=${LEVELS.join(',')}, BENCH_ROUNDS=${ROUNDS}).
+Measured ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, ${process.platform}-${process.arch}; other jobs shared the 2 cores (1-min load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end), so
+the absolute rates are CPU-starved; the same-run ratios are the figures to compare.
 
-A loopback chat-completions server (child process) answers every request after a fixed ${LATENCY_MS} ms.
-With C requests in flight the bound is C / ${LATENCY_MS} ms. "engine" is the whole \`runSynthesis\` path
+A loopback chat-completions server (child process) answers every request after a fixed latency L
+(${LATENCIES.join(' and ')} ms). With C requests in flight the bound is C / L. "engine" is the whole \`runSynthesis\` path
 (render, key, openai SDK call, parse, guardrails, append-only journal flushed per record, finalize;
 no verification), "bare fetch" is the same-run reference: C workers posting with \`fetch\` and nothing else.
 Peak RSS / heap are of the client process during the engine run.
