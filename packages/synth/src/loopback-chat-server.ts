@@ -10,7 +10,7 @@
  * seed: `[[fault:429]]` (429 with `Retry-After: 1`), `[[fault:500]]`, `[[fault:hang]]` (never
  * answers), `[[fault:truncate]]` (headers promise more body than is sent, then the socket
  * closes), `[[fault:malformed]]` (XML with no closing tag), `[[fault:none]]` (answers `None`),
- * `[[fault:prose]]` (the answer wrapped in prose and a code fence), `[[fault:400]]` (bad request). A marker applies to the
+ * `[[fault:prose]]` (the answer wrapped in prose and a code fence), `[[fault:400]]` (bad request), `[[fault:401]]` (key refused). A marker applies to the
  * first attempt of that prompt only; with a `*` (`[[fault:500*]]`) it applies to every attempt.
  */
 import { createHash } from 'node:crypto';
@@ -125,6 +125,10 @@ export async function startLoopbackChatServer(
       case '400':
         res.writeHead(400, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: 'bad request' } }));
+        return;
+      case '401':
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'invalid api key', type: 'invalid_request_error' } }));
         return;
       case '500':
         res.writeHead(500, { 'content-type': 'application/json' });

@@ -165,6 +165,24 @@ describe('runSynthesis', () => {
     );
   });
 
+  it('stops cleanly when the endpoint refuses the key, recording nothing for the rest', async () => {
+    const seeds = faultSeeds().slice(0, 1);
+    seeds.push({ ...seeds[0]!, id: 'refused', query: 'lighthouse [[fault:401*]]' });
+    const outDir = tempDir();
+    const s = await runSynthesis({
+      seedsPath: writeSeeds(seeds),
+      outDir,
+      backend: openai({ concurrency: 1 }),
+      template,
+      model: 'loopback',
+      ...silent,
+    });
+    expect(s.run.stoppedBy).toBe('auth:http-401');
+    expect(s.failed).toBe(0);
+    expect(s.recorded + s.pending).toBe(2);
+    expect(s.pending).toBeGreaterThanOrEqual(1);
+  });
+
   it('resumes after a torn last record: no duplicates, no losses', async () => {
     const seeds = metadataSeeds(9);
     const seedsPath = writeSeeds(seeds);

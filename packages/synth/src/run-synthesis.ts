@@ -8,6 +8,9 @@
  * (append-only, one write per record, secrets redacted). A `kill -9` loses at most the records
  * in flight; the rerun redoes exactly those, so the outputs hold no duplicate and no lost seed.
  *
+ * The cost cap and an endpoint that refuses the key (401/403) stop dispatching cleanly: nothing
+ * is recorded for the seeds not done, so a rerun picks them up.
+ *
  * At the end (or when the cost cap stops dispatching) `finalizeRun` writes, atomically:
  * `records.jsonl` (one record per seed, seed order), `failures.jsonl` (every record that is not
  * accepted, with its reason), `original.jsonl` and `complement.jsonl` (the two views),
@@ -77,6 +80,9 @@ export interface SynthesisRunOptions extends TaskSettings {
 }
 
 export const LOG_FILE = 'log.jsonl';
+
+/** Transport failures that stop the run instead of failing one seed: the endpoint refuses the key. */
+const AUTH_REASONS = new Set(['http-401', 'http-403']);
 
 /** Reads a run's journal: the last record per key wins (a retried failure supersedes). */
 export async function readJournal(path: string): Promise<Map<string, SynthesisRecord>> {
@@ -183,6 +189,11 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
         return;
       }
       const be = err instanceof BackendError ? err : undefined;
+      if (be && AUTH_REASONS.has(be.reason)) {
+        // every other request would be refused too: stop, record nothing, let a rerun continue
+        stoppedBy = `auth:${be.reason}`;
+        return;
+      }
       write({
         ...base(task, pr),
         status: 'failed',
@@ -252,6 +263,10 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
         return;
       }
       const be = err instanceof BackendError ? err : undefined;
+      if (be && AUTH_REASONS.has(be.reason)) {
+        stoppedBy = `auth:${be.reason}`;
+        return;
+      }
       write({
         ...common,
         status: 'failed',

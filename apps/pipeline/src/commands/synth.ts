@@ -419,6 +419,12 @@ Exit codes: 0 done, 1 bad data, 2 bad usage, 4 stopped by the cost cap (rerun to
       );
       return EXIT_INCOMPLETE;
     }
+    if (summary.run.stoppedBy?.startsWith('auth:')) {
+      ctx.stderr.write(
+        `stopped: the endpoint refused the API key (${summary.run.stoppedBy.slice(5)}); set $${config.apiKeyEnv} (or --api-key-env) and rerun to continue.\n`,
+      );
+      return 1;
+    }
     if (summary.pending > 0 && !batch) throw new DataError(`${summary.pending} seeds have no record`);
     return 0;
   },
