@@ -123,7 +123,11 @@ const runOptions = {
   },
   temperature: { type: 'string', description: 'sampling temperature', valueName: 'T' },
   'max-tokens': { type: 'string', description: 'max completion tokens', valueName: 'N' },
-  concurrency: { type: 'string', description: 'requests in flight', valueName: 'N' },
+  concurrency: {
+    type: 'string',
+    description: "requests in flight (default: the preset's; 16 for openai under mini)",
+    valueName: 'N',
+  },
   'timeout-ms': { type: 'string', description: 'per-request timeout', valueName: 'MS' },
   'max-retries': { type: 'string', description: 'retries on 429/5xx/timeouts', valueName: 'N' },
   template: { type: 'string', description: 'prompt template id', valueName: 'ID' },
@@ -263,7 +267,8 @@ failures.jsonl, original.jsonl, complement.jsonl, summary.json, manifest.json.
 Backends: offline (deterministic reverser, no network), openai (any OpenAI-compatible server;
 key from --api-key-env, default OPENAI_API_KEY), batch-export (writes batch-input.jsonl in the
 OpenAI Batch format), batch-import (reads --batch-output files, matched by custom_id).
-Exit codes: 0 done, 1 bad data, 2 bad usage, 4 stopped by the cost cap (rerun to continue).`,
+Exit codes: 0 done, 1 bad data or the endpoint refused the key, 2 bad usage, 4 stopped by the
+cost cap (rerun to continue).`,
   options: runOptions,
   subcommands: [mergeCommand, mixCommand],
   async run(ctx) {
@@ -295,7 +300,12 @@ Exit codes: 0 done, 1 bad data, 2 bad usage, 4 stopped by the cost cap (rerun to
       ...(str(ctx, 'api-key-env') ? { apiKeyEnv: str(ctx, 'api-key-env') } : {}),
       ...(num(ctx, 'temperature') !== undefined ? { temperature: num(ctx, 'temperature') } : {}),
       ...(num(ctx, 'max-tokens', true) !== undefined ? { maxTokens: num(ctx, 'max-tokens', true) } : {}),
-      ...(num(ctx, 'concurrency', true) !== undefined ? { concurrency: num(ctx, 'concurrency', true) } : {}),
+      // the mini preset's concurrency (1) is for the offline reverser; an endpoint gets 16 unless told
+      ...(num(ctx, 'concurrency', true) !== undefined
+        ? { concurrency: num(ctx, 'concurrency', true) }
+        : backendName === 'openai' && presetName === 'mini'
+          ? { concurrency: 16 }
+          : {}),
       ...(num(ctx, 'timeout-ms', true) !== undefined
         ? { requestTimeoutMs: num(ctx, 'timeout-ms', true) }
         : {}),
