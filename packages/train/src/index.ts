@@ -11,3 +11,14 @@ export {
   initBackend,
 } from './backend/init-backend.js';
 export { type Tensor, tf, type Variable } from './backend/tf.js';
+export {
+  type EncodedBatch,
+  type EncodeOptions,
+  HfTokenizer,
+  type TextInput,
+} from './tokenizer/hf-tokenizer.js';
+export {
+  type TrainWordPieceOptions,
+  trainWordPiece,
+  wordPieceSpecialTokens,
+} from './tokenizer/train-word-piece.js';
