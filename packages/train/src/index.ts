@@ -22,3 +22,5 @@ export {
   trainWordPiece,
   wordPieceSpecialTokens,
 } from './tokenizer/train-word-piece.js';
+export * from './export/index.js';
+export * from './safetensors/index.js';
