@@ -12,6 +12,21 @@ export {
 } from './backend/init-backend.js';
 export { type Tensor, tf, type Variable } from './backend/tf.js';
 export {
+  type Architecture,
+  architectures,
+  type ForwardInputs,
+  type ParameterSpec,
+} from './encoders/architectures.js';
+export { l2Normalize, type Pooling, pool, poolCls, poolings, poolMean } from './encoders/pooling.js';
+export {
+  type EncoderBatch,
+  type ForwardOptions,
+  TransformerEncoder,
+  toForwardInputs,
+} from './encoders/transformer-encoder.js';
+export * from './export/index.js';
+export * from './safetensors/index.js';
+export {
   type EncodedBatch,
   type EncodeOptions,
   HfTokenizer,
@@ -22,5 +37,3 @@ export {
   trainWordPiece,
   wordPieceSpecialTokens,
 } from './tokenizer/train-word-piece.js';
-export * from './export/index.js';
-export * from './safetensors/index.js';
