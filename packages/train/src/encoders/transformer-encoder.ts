@@ -63,7 +63,8 @@ export class TransformerEncoder {
       for (const [name, spec] of Object.entries(specs)) {
         if (spec.trainable === false && !weights.has(name)) continue; // e.g. a model saved without pooler
         const data = requireWeight(weights, name, spec.shape);
-        params.set(name, tf.variable(tf.tensor(data, spec.shape, 'float32'), spec.trainable !== false, name));
+        // tfjs variable names are process-global, so variables stay anonymous; the map names them.
+        params.set(name, tf.variable(tf.tensor(data, spec.shape, 'float32'), spec.trainable !== false));
       }
     } catch (err) {
       for (const v of params.values()) v.dispose();
@@ -94,6 +95,11 @@ export class TransformerEncoder {
   /** Variables the optimiser updates (all but the unused pooler), in a stable order. */
   trainableVariables(): Variable[] {
     return [...this.params.values()].filter((v) => v.trainable);
+  }
+
+  /** Names of the trainable variables, in the order of `trainableVariables()`. */
+  trainableNames(): string[] {
+    return [...this.params].filter(([, v]) => v.trainable).map(([k]) => k);
   }
 
   private param = (name: string): Tensor => {

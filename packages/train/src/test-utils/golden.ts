@@ -92,6 +92,7 @@ export function runGolden(dir: string): GoldenReport {
         ...grads.get('__target__')!.shape,
       ]);
       const vars = enc.trainableVariables();
+      const tfName = new Map(enc.trainableNames().map((n, i) => [n, vars[i]!.name]));
       const { value, grads: g } = tf.variableGrads(() => {
         const cls = tf.squeeze(tf.slice(enc.forward(inputs), [0, 0, 0], [-1, 1, -1]), [1]);
         return tf.mean(tf.square(tf.sub(cls, target))) as tf.Scalar;
@@ -100,7 +101,7 @@ export function runGolden(dir: string): GoldenReport {
       for (const [name, t] of grads) {
         if (name.startsWith('__')) continue;
         const r = tensorToFloat32(t, name);
-        const mine = g[name];
+        const mine = g[tfName.get(name) ?? ''];
         if (!mine) {
           gradients[name] = Number.POSITIVE_INFINITY;
           continue;
