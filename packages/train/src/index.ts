@@ -17,6 +17,13 @@ export {
   type ForwardInputs,
   type ParameterSpec,
 } from './encoders/architectures.js';
+export {
+  createMiniEncoder,
+  type MiniBackboneName,
+  type MiniEncoderOptions,
+  miniBackboneConfig,
+  miniBackbones,
+} from './encoders/mini-backbones.js';
 export { l2Normalize, type Pooling, pool, poolCls, poolings, poolMean } from './encoders/pooling.js';
 export {
   type EncoderBatch,
@@ -25,6 +32,18 @@ export {
   toForwardInputs,
 } from './encoders/transformer-encoder.js';
 export * from './export/index.js';
+export { infoNceLoss } from './losses/info-nce.js';
+export {
+  type AdamWHyper,
+  type AdamWSlots,
+  type AdamWState,
+  adamwUpdate,
+  applyAdamW,
+  clipByGlobalNorm,
+  createAdamWState,
+  decaysByDefault,
+} from './optim/adamw.js';
+export { learningRate } from './optim/learning-rate.js';
 export * from './safetensors/index.js';
 export {
   type EncodedBatch,

@@ -36,7 +36,11 @@ describe('mini backbones', async () => {
         expect(e.shape).toEqual([2, 128]);
         expect(tf.norm(e, 'euclidean', 1).dataSync()[0]).toBeCloseTo(1, 5);
         // Row 2 alone, without padding, pools to the same vector.
-        const alone = a.embed(toForwardInputs({ inputIds: [[2, 13, 3]], attentionMask: [[1, 1, 1]] }), 'mean', true);
+        const alone = a.embed(
+          toForwardInputs({ inputIds: [[2, 13, 3]], attentionMask: [[1, 1, 1]] }),
+          'mean',
+          true,
+        );
         const diff = tf.max(tf.abs(tf.sub(e.slice([1, 0], [1, 128]), alone))).dataSync()[0]!;
         expect(diff).toBeLessThan(1e-5);
       });
@@ -48,7 +52,10 @@ describe('mini backbones', async () => {
     const cfg = { num_hidden_layers: 4, hidden_size: 256, num_attention_heads: 4, intermediate_size: 1024 };
     const enc = createMiniEncoder('mini-bert', { vocabSize: 30, seed: 1, overrides: cfg });
     expect(enc.params.has('encoder.layer.3.output.dense.weight')).toBe(true);
-    const again = TransformerEncoder.fromWeights(miniBackboneConfig('mini-bert', { vocabSize: 30, overrides: cfg }), enc.toWeights());
+    const again = TransformerEncoder.fromWeights(
+      miniBackboneConfig('mini-bert', { vocabSize: 30, overrides: cfg }),
+      enc.toWeights(),
+    );
     const inputs = toForwardInputs(batch);
     expect(again.forward(inputs).dataSync()).toEqual(enc.forward(inputs).dataSync());
     // The unused BERT pooler is kept (exported) but not trained.
