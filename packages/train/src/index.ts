@@ -12,6 +12,16 @@ export {
 } from './backend/init-backend.js';
 export { type Tensor, tf, type Variable } from './backend/tf.js';
 export {
+  type CheckpointInput,
+  checkpointDir,
+  checkpointFormat,
+  type LoadedCheckpoint,
+  latestCheckpoint,
+  loadCheckpoint,
+  pruneCheckpoints,
+  saveCheckpoint,
+} from './checkpoint/checkpoint.js';
+export {
   type Architecture,
   architectures,
   type ForwardInputs,
