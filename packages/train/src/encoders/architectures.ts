@@ -22,6 +22,7 @@ import {
   activations,
   attention,
   attentionMaskBias,
+  embeddingLookup,
   layerNorm,
   linear,
   mergeHeads,
@@ -103,10 +104,10 @@ function bertForward(c: EncoderConfig, p: Params, inp: ForwardInputs, dropout: D
   const types = inp.tokenTypeIds ?? tf.zerosLike(inp.inputIds);
   let x = tf.add(
     tf.add(
-      tf.gather(p('embeddings.word_embeddings.weight'), inp.inputIds),
-      tf.gather(p('embeddings.position_embeddings.weight'), positionIds(c, inp.inputIds)),
+      embeddingLookup(p('embeddings.word_embeddings.weight'), inp.inputIds),
+      embeddingLookup(p('embeddings.position_embeddings.weight'), positionIds(c, inp.inputIds)),
     ),
-    tf.gather(p('embeddings.token_type_embeddings.weight'), types),
+    embeddingLookup(p('embeddings.token_type_embeddings.weight'), types),
   );
   x = dropout(
     layerNorm(x, p('embeddings.LayerNorm.weight'), p('embeddings.LayerNorm.bias'), c.layer_norm_eps),
@@ -192,10 +193,10 @@ function gteForward(c: EncoderConfig, p: Params, inp: ForwardInputs, dropout: Dr
   const h = c.hidden_size;
   const I = c.intermediate_size;
   const heads = c.num_attention_heads;
-  let x = tf.gather(p('embeddings.word_embeddings.weight'), inp.inputIds);
+  let x = embeddingLookup(p('embeddings.word_embeddings.weight'), inp.inputIds);
   if (c.type_vocab_size > 0) {
     const types = inp.tokenTypeIds ?? tf.zerosLike(inp.inputIds);
-    x = tf.add(x, tf.gather(p('embeddings.token_type_embeddings.weight'), types));
+    x = tf.add(x, embeddingLookup(p('embeddings.token_type_embeddings.weight'), types));
   }
   x = dropout(
     layerNorm(x, p('embeddings.LayerNorm.weight'), p('embeddings.LayerNorm.bias'), c.layer_norm_eps),

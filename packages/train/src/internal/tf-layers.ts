@@ -69,3 +69,16 @@ export function attentionMaskBias(mask: Tensor): Tensor {
   const [b, t] = mask.shape as [number, number];
   return tf.mul(tf.sub(1, tf.cast(mask, 'float32')), float32Min).reshape([b, 1, 1, t]);
 }
+
+/**
+ * Embedding lookup table[ids] -> [...ids.shape, dim]. tfjs-wasm has no gradient for gather
+ * (its UnsortedSegmentSum kernel is missing), so there the lookup is a one-hot matmul, whose
+ * gradient it has; other backends gather.
+ */
+export function embeddingLookup(table: Tensor, ids: Tensor): Tensor {
+  if (tf.getBackend() !== 'wasm') return tf.gather(table, ids);
+  const [rows, dim] = table.shape as [number, number];
+  if (rows === 1) return tf.mul(tf.ones([...ids.shape, 1]), table); // every id is 0
+  const oneHot = tf.oneHot(tf.cast(ids.flatten(), 'int32') as tf.Tensor1D, rows);
+  return tf.matMul(oneHot, table as tf.Tensor2D).reshape([...ids.shape, dim]);
+}
