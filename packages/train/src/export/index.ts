@@ -12,7 +12,8 @@
  *   [in, out], transpose it first. Extra tensors (heads) are ignored by ONNX and kept in HF.
  * then call `exportOnnx(path, { config, weights, pooling, normalize })` and/or
  * `exportHuggingFace(dir, { config, weights, tokenizerJson, pooling, normalize, ... })`.
- * `encoderWeightsFromSafetensors` gives the same map from an HF `model.safetensors`.
+ * `encoderWeightShapes(config)` lists the names and shapes required; `encoderWeightsFromSafetensors`
+ * gives the same map from an HF `model.safetensors`.
  */
 export {
   type EncoderConfig,
@@ -20,6 +21,7 @@ export {
   encoderConfigSchema,
   parseEncoderConfig,
 } from './encoder-config.js';
+export { encoderWeightShapes, type WeightSpec } from './encoder-weight-shapes.js';
 export {
   type EncoderWeight,
   type EncoderWeights,
@@ -27,6 +29,11 @@ export {
   requireWeight,
   toWeightMap,
 } from './encoder-weights.js';
+export {
+  exportHuggingFace,
+  type HuggingFaceExportInput,
+  huggingFaceArchitectures,
+} from './huggingface/export-hugging-face.js';
 export { type EncoderGraphOptions, type Pooling, ropeInverseFrequencies } from './onnx/encoder-graph.js';
 export { buildOnnxModel, encodeOnnx, exportOnnx, type OnnxExportInput } from './onnx/export-onnx.js';
 export { onnxIrVersion, onnxOpset } from './onnx/graph-builder.js';
