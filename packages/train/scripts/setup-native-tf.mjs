@@ -55,7 +55,9 @@ function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
   if (r.error) throw new SetupSkipped(`${cmd} not available (${r.error.code ?? r.error.message})`);
   if (r.status !== 0) {
-    const tail = `${r.stderr ?? ''}${r.stdout ?? ''}`.trim().split('\n').slice(-3).join(' | ');
+    const lines = `${r.stderr ?? ''}${r.stdout ?? ''}`.trim().split('\n');
+    const errors = lines.filter((l) => /^(ERROR|error)\b/.test(l.trim()));
+    const tail = (errors.length ? errors.slice(-1) : lines.slice(-2)).join(' | ').slice(0, 300);
     throw new SetupSkipped(`${cmd} ${args.slice(0, 3).join(' ')} failed: ${tail}`);
   }
   return r.stdout;
