@@ -184,7 +184,8 @@ function setup() {
   if (
     existsSync(stampFile) &&
     readFileSync(stampFile, 'utf8') === key &&
-    existsSync(join(pkgDir, bindingRel))
+    existsSync(join(pkgDir, bindingRel)) &&
+    existsSync(join(pkgDir, 'deps', 'lib', 'libtensorflow_cc.so.2')) // false once the cache is deleted
   ) {
     log(`ready (TensorFlow ${TF_VERSION}, already set up; ${secs()})`);
     return;
