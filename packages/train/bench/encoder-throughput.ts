@@ -5,7 +5,7 @@
  * config B: 4 layers, hidden 256, seq 128; batch 32 sequences (16 queries + 16 documents,
  * InfoNCE over in-batch negatives, tau 0.02), vocabulary 8,000, CLS pooling + L2 norm.
  *
- * Run: `pnpm -F @dv/train bench` (about 2 minutes). The PyTorch side uses
+ * Run: `pnpm -F @dv/train bench` (about 3 minutes). The PyTorch side uses
  * `$DV_BENCH_PYTHON` or `<repo>/.venv-ref/bin/python` (torch from the local pip index); without
  * it only the tfjs figures are printed. Rewrites the train section of docs/benchmarks.md.
  */
@@ -141,12 +141,23 @@ console.log(
 const loadBefore = loadavg()[0]!.toFixed(1);
 const rows: string[] = [];
 let torchVersion = 'n/a';
+// The cores are shared: alternate the two sides for `rounds` rounds and keep each side's best,
+// so a burst of someone else's work does not decide the ratio.
+const rounds = 2;
 for (const c of configs) {
-  const mine = benchTfjs(c);
-  const ref = havePython ? benchTorch(c, python) : undefined;
-  if (ref) torchVersion = ref.torch;
+  let mine: Result | undefined;
+  let ref: Result | undefined;
   const seqs = (r: Result) => (r.steps * c.batch) / r.seconds;
-  const ratio = ref ? (seqs(mine) / seqs(ref)).toFixed(2) : 'n/a';
+  for (let round = 0; round < rounds; round++) {
+    const m = benchTfjs(c);
+    if (!mine || seqs(m) > seqs(mine)) mine = m;
+    const t = havePython ? benchTorch(c, python) : undefined;
+    if (t) {
+      torchVersion = t.torch;
+      if (!ref || seqs(t) > seqs(ref)) ref = t;
+    }
+  }
+  const ratio = ref ? (seqs(mine!) / seqs(ref)).toFixed(2) : 'n/a';
   const fmt = (r: Result | undefined) =>
     r
       ? `${seqs(r).toFixed(1)} seq/s, ${Math.round(seqs(r) * c.seq).toLocaleString('en-US')} tok/s`
@@ -164,7 +175,8 @@ Training step = forward + backward + AdamW update of the \`mini-bert\` encoder (
 exact GELU), batch 32 sequences (16 queries + 16 documents, InfoNCE over in-batch negatives,
 tau 0.02, CLS + L2 norm), vocabulary 8,000, no padding. Reference: the same model written in
 PyTorch (\`packages/train/bench/torch_encoder.py\`), measured in the same run with the same
-thread count. Ratio = tfjs / PyTorch sequences per second (> 1: tfjs faster).
+thread count, alternating the two sides over ${rounds} rounds and keeping each side's best.
+Ratio = tfjs / PyTorch sequences per second (> 1: tfjs faster).
 
 | config | layers / hidden / seq | tfjs (${backend.choice}${backend.tensorflowVersion ? `, TF ${backend.tensorflowVersion}` : ''}) | PyTorch ${torchVersion} | ratio |
 | --- | --- | --- | --- | --- |
