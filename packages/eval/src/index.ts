@@ -1,1 +1,31 @@
-export {};
+/**
+ * @dv/eval: trec_eval-exact metrics, p-MRR and InfoSearch's instruction metrics, exact search
+ * and reranking, encoders (BM25, OpenAI-compatible embeddings, ONNX), benchmark runners.
+ *
+ * Groups: metrics (pure functions) | search | encoders | runners.
+ */
+
+// metrics
+export { averagePrecision } from './metrics/average-precision.js';
+export { type EvaluateRunOptions, evaluateRun, type RunEvaluation } from './metrics/evaluate-run.js';
+export { gradesOf, type JudgedTopic, judgeTopic, RELEVANCE_LEVEL } from './metrics/judged-topic.js';
+export { ndcgCut } from './metrics/ndcg-cut.js';
+export {
+  changedDocs,
+  MissingTopicError,
+  type PMrrInput,
+  type PMrrResult,
+  pairwiseRankScore,
+  pMrr,
+} from './metrics/p-mrr.js';
+export { precisionAt, recallAt } from './metrics/precision-recall.js';
+export { type RankOptions, rankIn, rankMap, type TieBreak } from './metrics/rank-of.js';
+export { reciprocalRank } from './metrics/reciprocal-rank.js';
+export {
+  type MeasureFamily,
+  type MeasureFamilyName,
+  type MeasureSpec,
+  parseMeasures,
+  TREC_DEFAULT_CUTOFFS,
+  trecMeasureFamilies,
+} from './metrics/trec-measures.js';

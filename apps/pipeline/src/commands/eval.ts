@@ -1,12 +1,141 @@
-/** `dv eval ...`: metrics and benchmark runs (@dv/eval). */
-import { type Command, notBuilt } from '../cli-kit.js';
+/**
+ * `dv eval ...`: metrics and benchmark runs (@dv/eval).
+ *   trec: trec_eval-named measures for a TREC run against TREC qrels;
+ *   pmrr: FollowIR p-MRR between an og and a changed run;
+ *   run:  one model on one benchmark (result JSON, TREC runs, manifest, tables).
+ * Output on stdout is stable for scripting (`--json`); progress and notes go to stderr.
+ */
+import { DataError, readQrels, readRun } from '@dv/core';
+import { evaluateRun, MissingTopicError, parseMeasures, pMrr, type TieBreak } from '@dv/eval';
+import { type Command, notBuilt, requireString, UsageError } from '../cli-kit.js';
+
+const trecCommand: Command = {
+  name: 'trec',
+  summary: 'trec_eval-compatible measures for a run',
+  usage: '--qrels QRELS --run RUN [--measures LIST] [--per-query] [--json]',
+  description: `Reads TREC qrels ("qid 0 docid grade") and a TREC run ("qid Q0 docid rank score tag") and
+prints trec_eval-named measures (trec_eval 9.0.8 semantics: score descending, ties by doc id
+descending, scores rounded to float32 as pytrec_eval does; mean over topics in both files).
+Measures: ndcg_cut.K, ndcg, map_cut.K, map, P.K, recall.K, recip_rank, recip_rank_cut.K (MRR@K).
+Without --json the output is trec_eval's: "measure<TAB>qid|all<TAB>value" (4 decimals).`,
+  options: {
+    qrels: { type: 'string', description: 'TREC qrels file', valueName: 'FILE' },
+    run: { type: 'string', description: 'TREC run file', valueName: 'FILE' },
+    measures: {
+      type: 'string',
+      description: 'comma-separated measures',
+      valueName: 'LIST',
+      default: 'ndcg_cut.10,map,recip_rank',
+    },
+    'per-query': { type: 'boolean', description: 'also print each topic' },
+    json: { type: 'boolean', description: 'one JSON object {measure: mean[, per_query]}' },
+    float64: { type: 'boolean', description: 'rank by the scores as written (no float32 rounding)' },
+  },
+  async run(ctx) {
+    const qrelsPath = requireString(ctx, 'qrels');
+    const runPath = requireString(ctx, 'run');
+    let specs: ReturnType<typeof parseMeasures>;
+    try {
+      specs = parseMeasures(String(ctx.values.measures));
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const [qrels, run] = await Promise.all([readQrels(qrelsPath), readRun(runPath)]);
+    const e = evaluateRun(qrels, run, specs, { float32: !ctx.values.float64 });
+    if (e.numQueries === 0) throw new DataError(`no topic of the run is judged in ${qrelsPath}`, runPath);
+    const perQuery = Boolean(ctx.values['per-query']);
+    if (ctx.values.json) {
+      const out: Record<string, unknown> = { ...e.means };
+      if (perQuery) out.per_query = e.perQuery;
+      ctx.stdout.write(`${JSON.stringify(out)}\n`);
+      return 0;
+    }
+    const lines: string[] = [];
+    for (const s of specs) {
+      if (perQuery) {
+        for (const [qid, row] of Object.entries(e.perQuery)) {
+          lines.push(`${s.name.padEnd(22)}\t${qid}\t${row[s.name]!.toFixed(4)}`);
+        }
+      }
+      lines.push(`${s.name.padEnd(22)}\tall\t${e.means[s.name]!.toFixed(4)}`);
+    }
+    ctx.stdout.write(`${lines.join('\n')}\n`);
+    ctx.stderr.write(`${e.numQueries} topics evaluated\n`);
+    return 0;
+  },
+};
+
+const pmrrCommand: Command = {
+  name: 'pmrr',
+  summary: 'FollowIR p-MRR between two runs',
+  usage: '--qrels-og F --qrels-changed F --run-og F --run-changed F [--json]',
+  description: `p-MRR (FollowIR; mteb's evaluate_p_mrr_change): for each doc whose grade differs between the
+og and changed qrels, compares its rank in the og run with its rank in the changed run
+(missing docs rank at run length + 1); mean per topic, then over topics. Printed as a
+fraction in [-1, 1] ("p_mrr"); papers report x100. Ties: doc id descending (mteb's fix);
+--tie-break insertion reproduces the older run-order behaviour.`,
+  options: {
+    'qrels-og': { type: 'string', description: 'qrels under the original instruction', valueName: 'FILE' },
+    'qrels-changed': {
+      type: 'string',
+      description: 'qrels under the changed instruction',
+      valueName: 'FILE',
+    },
+    'run-og': { type: 'string', description: 'run with the original instruction', valueName: 'FILE' },
+    'run-changed': { type: 'string', description: 'run with the changed instruction', valueName: 'FILE' },
+    'tie-break': {
+      type: 'string',
+      description: 'docid-desc or insertion',
+      valueName: 'RULE',
+      default: 'docid-desc',
+    },
+    json: { type: 'boolean', description: 'print {"p_mrr": x, "per_query": {...}}' },
+  },
+  async run(ctx) {
+    const paths = {
+      qrelsOg: requireString(ctx, 'qrels-og'),
+      qrelsChanged: requireString(ctx, 'qrels-changed'),
+      runOg: requireString(ctx, 'run-og'),
+      runChanged: requireString(ctx, 'run-changed'),
+    };
+    const tieBreak = String(ctx.values['tie-break']);
+    if (tieBreak !== 'docid-desc' && tieBreak !== 'insertion')
+      throw new UsageError(`--tie-break must be docid-desc or insertion, not '${tieBreak}'`);
+    const [qrelsOg, qrelsChanged, runOg, runChanged] = await Promise.all([
+      readQrels(paths.qrelsOg),
+      readQrels(paths.qrelsChanged),
+      readRun(paths.runOg),
+      readRun(paths.runChanged),
+    ]);
+    let r: ReturnType<typeof pMrr>;
+    try {
+      r = pMrr({ qrelsOg, qrelsChanged, runOg, runChanged }, { tieBreak: tieBreak as TieBreak });
+    } catch (err) {
+      if (err instanceof MissingTopicError)
+        throw new DataError(err.message, err.which === 'og' ? paths.runOg : paths.runChanged);
+      throw err;
+    }
+    if (r.numQueries === 0)
+      throw new DataError(`no doc changes grade between the og and changed qrels`, paths.qrelsChanged);
+    if (ctx.values.json) {
+      ctx.stdout.write(`${JSON.stringify({ p_mrr: r.pMrr, per_query: r.perQuery })}\n`);
+      return 0;
+    }
+    for (const [qid, v] of Object.entries(r.perQuery)) ctx.stdout.write(`p_mrr\t${qid}\t${v.toFixed(4)}\n`);
+    ctx.stdout.write(`p_mrr\tall\t${r.pMrr.toFixed(4)}\n`);
+    ctx.stderr.write(
+      `p-MRR ${(r.pMrr * 100).toFixed(2)} (x100) over ${r.numQueries} topics, ${r.numChangedDocs} changed docs\n`,
+    );
+    return 0;
+  },
+};
 
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'metrics and benchmark runs',
   subcommands: [
-    notBuilt('trec', 'trec_eval-compatible measures for a run', 'issue: @dv/eval'),
-    notBuilt('pmrr', 'FollowIR p-MRR between two runs', 'issue: @dv/eval'),
+    trecCommand,
+    pmrrCommand,
     notBuilt('run', 'evaluate a model on a benchmark', 'issue: @dv/eval'),
   ],
 };

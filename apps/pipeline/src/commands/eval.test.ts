@@ -1,0 +1,148 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const cli = join(here, '..', 'cli.ts');
+const exec = promisify(execFile);
+
+/** Runs the real CLI in a child process, as `pnpm dv` does. */
+async function dv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(
+      process.execPath,
+      ['--conditions=@dv/source', '--import', 'tsx', cli, ...args],
+      {
+        cwd: join(here, '..', '..'),
+        env: { ...process.env, npm_lifecycle_event: '', DV_PROGRESS: 'silent' },
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'dv-eval-cli-'));
+const file = (name: string, body: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, body);
+  return p;
+};
+
+describe('dv eval trec', () => {
+  const qrels = file('qrels', '1 0 a 2\n1 0 b 1\n1 0 d 1\n2 0 y 1\n');
+  const run = file('run', '1 Q0 a 1 0.9 t\n1 Q0 x 2 0.8 t\n1 Q0 b 3 0.7 t\n2 Q0 y 1 1 t\n2 Q0 z 2 1 t\n');
+
+  it('prints the requested measures as JSON means, with per-query values on request', async () => {
+    const r = await dv([
+      'eval',
+      'trec',
+      '--qrels',
+      qrels,
+      '--run',
+      run,
+      '--measures',
+      'map,recip_rank',
+      '--json',
+      '--per-query',
+    ]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    // topic 1: AP (1 + 2/3) / 3; topic 2: y and z tie, z ranks first (doc id descending).
+    expect(out.map).toBeCloseTo(((1 + 2 / 3) / 3 + 1 / 2) / 2, 12);
+    expect(out.recip_rank).toBeCloseTo((1 + 1 / 2) / 2, 12);
+    expect(out.per_query['2']).toEqual({ map: 0.5, recip_rank: 0.5 });
+  });
+
+  it('prints trec_eval-style lines without --json', async () => {
+    const r = await dv(['eval', 'trec', '--qrels', qrels, '--run', run, '--measures', 'P.5']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^P_5\s+\tall\t0\.3000\n$/);
+  });
+
+  const bad: Array<[string, string, string, RegExp]> = [
+    ['run with 5 columns', 'run', '1 Q0 a 1 0.5\n', /run-bad:1: run line needs 6 columns/],
+    [
+      'non-numeric score',
+      'run',
+      '1 Q0 a 1 0.5 t\n1 Q0 b 2 high t\n',
+      /run-bad:2: score must be a finite number/,
+    ],
+    [
+      'duplicate doc per topic',
+      'run',
+      '1 Q0 a 1 0.5 t\n1 Q0 a 2 0.4 t\n',
+      /run-bad:2: doc a appears twice in topic 1/,
+    ],
+    ['empty run', 'run', '', /run-bad: run file is empty/],
+    ['qrels with 3 columns', 'qrels', '1 0 a\n', /qrels-bad:1: qrels line needs 4 columns/],
+    ['empty qrels', 'qrels', '\n', /qrels-bad: qrels file is empty/],
+  ];
+  for (const [what, kind, body, re] of bad) {
+    it(`${what}: file:line error, exit 1`, async () => {
+      const p = file(`${kind}-bad`, body);
+      const r = await dv([
+        'eval',
+        'trec',
+        '--qrels',
+        kind === 'qrels' ? p : qrels,
+        '--run',
+        kind === 'run' ? p : run,
+      ]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(re);
+      expect(r.stdout).toBe('');
+    });
+  }
+
+  it('an unknown measure is a usage error (exit 2)', async () => {
+    const r = await dv(['eval', 'trec', '--qrels', qrels, '--run', run, '--measures', 'ndcg_cut.5,bogus']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown measure "bogus"');
+  });
+});
+
+describe('dv eval pmrr', () => {
+  const og = file('qrels-og', 'a 0 0 1\na 0 1 1\n');
+  const changed = file('qrels-changed', 'a 0 0 0\na 0 1 1\n');
+  const runA = file('run-a', 'a Q0 0 1 1 t\na Q0 1 2 2 t\na Q0 2 3 3 t\na Q0 3 4 4 t\n');
+  const runB = file('run-b', 'a Q0 0 1 4 t\na Q0 1 2 1 t\na Q0 2 3 2 t\na Q0 3 4 3 t\n');
+  const args = (runOg: string, runChanged: string) => [
+    'eval',
+    'pmrr',
+    '--qrels-og',
+    og,
+    '--qrels-changed',
+    changed,
+    '--run-og',
+    runOg,
+    '--run-changed',
+    runChanged,
+    '--json',
+  ];
+
+  it('rank 4 -> 1 gives -0.75 and 1 -> 4 gives +0.75', async () => {
+    const down = await dv(args(runA, runB));
+    expect(down.code).toBe(0);
+    expect(JSON.parse(down.stdout)).toEqual({ p_mrr: -0.75, per_query: { a: -0.75 } });
+    const up = await dv(args(runB, runA));
+    expect(JSON.parse(up.stdout).p_mrr).toBe(0.75);
+  });
+
+  it('a bad run line is a file:line error; a topic missing from a run names the run', async () => {
+    const bad = file('run-bad-pmrr', 'a Q0 0 1 1 t\na Q0 1 2 x t\n');
+    const r = await dv(args(runA, bad));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${bad}:2: score must be a finite number`);
+    const other = file('run-other', 'b Q0 0 1 1 t\n');
+    const r2 = await dv(args(other, runA));
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toContain(`${other}: topic a has changed docs but is missing from the og run`);
+  });
+});
