@@ -8,6 +8,22 @@
 // metrics
 export { averagePrecision } from './metrics/average-precision.js';
 export { type EvaluateRunOptions, evaluateRun, type RunEvaluation } from './metrics/evaluate-run.js';
+export {
+  type FollowIrDatasetName,
+  followIrScoreMeasure,
+  followIrScoreMeasures,
+  plainMean,
+} from './metrics/followir-score.js';
+export {
+  type InfoSearchInput,
+  type InfoSearchOptions,
+  type InfoSearchScores,
+  type InfoSearchVariant,
+  infoSearchScores,
+  sicrCompliant,
+  type WiseRanks,
+  wiseScore,
+} from './metrics/infosearch.js';
 export { gradesOf, type JudgedTopic, judgeTopic, RELEVANCE_LEVEL } from './metrics/judged-topic.js';
 export { ndcgCut } from './metrics/ndcg-cut.js';
 export {
