@@ -5,6 +5,10 @@
  * Groups: metrics (pure functions) | search | encoders | runners.
  */
 
+// encoders
+export { type Bm25Options, Bm25Ranker } from './encoders/bm25.js';
+export type { Encoder } from './encoders/encoder.js';
+export { LUCENE_ENGLISH_STOPWORDS, lexicalTokens } from './encoders/lexical-tokenize.js';
 // metrics
 export { averagePrecision } from './metrics/average-precision.js';
 export { type EvaluateRunOptions, evaluateRun, type RunEvaluation } from './metrics/evaluate-run.js';
@@ -45,3 +49,14 @@ export {
   TREC_DEFAULT_CUTOFFS,
   trecMeasureFamilies,
 } from './metrics/trec-measures.js';
+// search
+export { BoundedHeap } from './search/bounded-heap.js';
+export { type CacheStats, EmbeddingCache, embeddingCacheKey } from './search/embedding-cache.js';
+export {
+  type ExactTopKOptions,
+  exactTopK,
+  l2Normalize,
+  rowDot,
+  type TopKResult,
+} from './search/exact-top-k.js';
+export { DenseRanker, type DenseRankerOptions, type Ranker, type TextItem } from './search/ranker.js';
