@@ -49,6 +49,27 @@ export {
   TREC_DEFAULT_CUTOFFS,
   trecMeasureFamilies,
 } from './metrics/trec-measures.js';
+// runners
+export {
+  type BenchmarkProfile,
+  type BenchmarkProfileName,
+  benchmarkProfiles,
+  type ProfileScores,
+} from './runners/benchmark-profiles.js';
+export {
+  InstructedSetJson,
+  readInstructedSetJson,
+  writeInstructedSetJson,
+} from './runners/instructed-set-json.js';
+export {
+  createRanker,
+  type ModelContext,
+  type ModelFactory,
+  modelFactories,
+} from './runners/model-registry.js';
+export { paperTable, paperTableColumns } from './runners/paper-table.js';
+export { type RankModesOptions, rankModes } from './runners/rank-modes.js';
+export { type BenchmarkSummary, type RunBenchmarkOptions, runBenchmark } from './runners/run-benchmark.js';
 // search
 export { BoundedHeap } from './search/bounded-heap.js';
 export { type CacheStats, EmbeddingCache, embeddingCacheKey } from './search/embedding-cache.js';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -144,5 +144,56 @@ describe('dv eval pmrr', () => {
     const r2 = await dv(args(other, runA));
     expect(r2.code).toBe(1);
     expect(r2.stderr).toContain(`${other}: topic a has changed docs but is missing from the og run`);
+  });
+});
+
+describe('dv eval run', () => {
+  const set = {
+    name: 'tiny-followir',
+    corpus: [
+      { docid: 'd1', title: 'bass', text: 'bass is a freshwater fish' },
+      { docid: 'd2', title: 'bass', text: 'bass guitar is a string instrument' },
+      { docid: 'd3', title: 'trout', text: 'trout is a fish' },
+    ],
+    queries: [
+      { id: 'q1', query: 'bass', instructions: { og: 'fish or instrument', changed: 'only the instrument' } },
+    ],
+    qrels: { og: { q1: { d1: 1, d2: 1 } }, changed: { q1: { d1: 0, d2: 1 } } },
+    candidates: { q1: ['d1', 'd2', 'd3'] },
+  };
+  const setFile = file('set.json', JSON.stringify(set));
+
+  it('evaluates BM25 on a FollowIR-form set: table, result JSON, runs, manifest', async () => {
+    const out = join(dir, 'out');
+    const r = await dv([
+      'eval',
+      'run',
+      '--benchmark',
+      'mini',
+      '--model',
+      'bm25',
+      '--set',
+      setFile,
+      '--out',
+      out,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/tiny-followir\s+\d+\.\d\s+-?\d+\.\d/);
+    expect(r.stderr).toContain(`${join(out, 'manifest.json')}`);
+    const result = JSON.parse(readFileSync(join(out, 'tiny-followir.json'), 'utf8'));
+    expect(result.mainMetric).toBe('p-MRR');
+    expect(result.model).toBe('bm25');
+    expect(existsSync(join(out, 'tiny-followir', 'changed.run'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).kind).toBe('eval-run');
+  });
+
+  it('a bad set file is a data error naming the file; an unknown model is a usage error', async () => {
+    const bad = file('bad-set.json', JSON.stringify({ ...set, corpus: [{ title: 'x', text: 'y' }] }));
+    const r = await dv(['eval', 'run', '--benchmark', 'mini', '--model', 'bm25', '--set', bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${bad}: corpus.0.docid`);
+    const r2 = await dv(['eval', 'run', '--benchmark', 'mini', '--model', 'nope', '--set', setFile]);
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toContain('unknown model "nope"');
   });
 });

@@ -5,9 +5,24 @@
  *   run:  one model on one benchmark (result JSON, TREC runs, manifest, tables).
  * Output on stdout is stable for scripting (`--json`); progress and notes go to stderr.
  */
-import { DataError, readQrels, readRun } from '@dv/core';
-import { evaluateRun, MissingTopicError, parseMeasures, pMrr, type TieBreak } from '@dv/eval';
-import { type Command, notBuilt, requireString, UsageError } from '../cli-kit.js';
+import { resolve } from 'node:path';
+import { createProgress, DataError, type InstructedSet, readQrels, readRun } from '@dv/core';
+import {
+  type BenchmarkProfileName,
+  benchmarkProfiles,
+  createRanker,
+  EmbeddingCache,
+  evaluateRun,
+  MissingTopicError,
+  modelFactories,
+  paperTable,
+  parseMeasures,
+  pMrr,
+  readInstructedSetJson,
+  runBenchmark,
+  type TieBreak,
+} from '@dv/eval';
+import { type Command, requireString, UsageError } from '../cli-kit.js';
 
 const trecCommand: Command = {
   name: 'trec',
@@ -130,12 +145,107 @@ fraction in [-1, 1] ("p_mrr"); papers report x100. Ties: doc id descending (mteb
   },
 };
 
+/**
+ * Benchmarks `dv eval run` knows: how each is scored, and where its sets come from when no
+ * `--set` is given. The Hub and mini-world loaders belong to @dv/data; until they are wired
+ * here, sets are passed as InstructedSet JSON files (`--set`).
+ */
+const benchmarks = Object.freeze({
+  followir: { profile: 'followir', loader: '@dv/data FollowIR loaders (Robust04, News21, Core17)' },
+  infosearch: { profile: 'infosearch', loader: '@dv/data InfoSearch loaders (six dimensions)' },
+  mair: { profile: 'mair', loader: '@dv/data MAIR loader' },
+  mini: { profile: 'followir', loader: "@dv/data's mini world benchmark" },
+} as const satisfies Record<string, { profile: BenchmarkProfileName; loader: string }>);
+
+const runCommand: Command = {
+  name: 'run',
+  summary: 'evaluate a model on a benchmark',
+  usage: '--benchmark NAME --model SPEC --set FILE... [--out DIR] [--top-k K] [--json]',
+  description: `Evaluates one model on one benchmark: ranks every set under each instruction mode (reranking
+candidate lists for FollowIR, exact full-corpus search otherwise), then writes TREC runs,
+result JSON (EvaluationResult + mteb layout), summary.json and manifest.json into --out, and
+prints the paper-style table (x100).
+Benchmarks: ${Object.entries(benchmarks)
+    .map(([k, v]) => `${k} (${benchmarkProfiles[v.profile].description})`)
+    .join('; ')}.
+Models: ${Object.values(modelFactories)
+    .map((f) => f.usage)
+    .join(', ')}.
+Sets: --set FILE (repeatable), an InstructedSet as JSON (see @dv/eval readInstructedSetJson).`,
+  options: {
+    benchmark: { type: 'string', description: Object.keys(benchmarks).join('|'), valueName: 'NAME' },
+    model: { type: 'string', description: 'model spec, e.g. bm25', valueName: 'SPEC' },
+    set: {
+      type: 'string',
+      multiple: true,
+      description: 'InstructedSet JSON file (repeatable)',
+      valueName: 'FILE',
+    },
+    out: { type: 'string', description: 'output folder', valueName: 'DIR', default: 'runs/eval' },
+    'top-k': { type: 'string', description: "retrieval depth (default: the benchmark's)", valueName: 'K' },
+    'cache-dir': {
+      type: 'string',
+      description: 'corpus-embedding cache',
+      valueName: 'DIR',
+      default: '.cache/embeddings',
+    },
+    json: { type: 'boolean', description: 'print the summary as JSON instead of the table' },
+  },
+  async run(ctx) {
+    const name = requireString(ctx, 'benchmark');
+    const bench = (benchmarks as Record<string, (typeof benchmarks)[keyof typeof benchmarks]>)[name];
+    if (!bench)
+      throw new UsageError(`unknown benchmark '${name}'; one of: ${Object.keys(benchmarks).join(', ')}`);
+    const spec = requireString(ctx, 'model');
+    const files = (ctx.values.set as string[] | undefined) ?? [];
+    if (files.length === 0)
+      throw new UsageError(
+        `'${name}' sets come from ${bench.loader}, which are not wired in yet: pass the sets with --set FILE`,
+      );
+    let topK: number | undefined;
+    if (ctx.values['top-k'] !== undefined) {
+      topK = Number(ctx.values['top-k']);
+      if (!Number.isInteger(topK) || topK < 1) throw new UsageError('--top-k must be a positive integer');
+    }
+    const sets: InstructedSet[] = files.map((f) => readInstructedSetJson(f));
+    let ranker: Awaited<ReturnType<typeof createRanker>>;
+    try {
+      ranker = await createRanker(spec, {
+        cache: new EmbeddingCache(resolve(String(ctx.values['cache-dir']))),
+        env: process.env,
+      });
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const outDir = resolve(String(ctx.values.out));
+    const progress = createProgress({ label: `eval ${name}`, total: sets.length, unit: 'sets' });
+    const summary = await runBenchmark(sets, ranker, {
+      benchmark: name,
+      profile: bench.profile,
+      outDir,
+      topK,
+      command: process.argv.slice(2),
+      config: { sets: files },
+      log: (line) => {
+        progress.tick(line.includes(' in ') ? 1 : 0, line);
+      },
+    });
+    progress.done(`${summary.results.length} sets`);
+    if (ctx.values.json) {
+      const datasets = Object.fromEntries(summary.results.map((r) => [r.dataset, r.scores]));
+      ctx.stdout.write(
+        `${JSON.stringify({ benchmark: name, model: summary.model, average: summary.average, datasets })}\n`,
+      );
+    } else {
+      ctx.stdout.write(`${paperTable(summary, bench.profile)}\n`);
+    }
+    ctx.stderr.write(`wrote TREC runs, results and ${summary.manifest} under ${outDir}\n`);
+    return 0;
+  },
+};
+
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'metrics and benchmark runs',
-  subcommands: [
-    trecCommand,
-    pmrrCommand,
-    notBuilt('run', 'evaluate a model on a benchmark', 'issue: @dv/eval'),
-  ],
+  subcommands: [trecCommand, pmrrCommand, runCommand],
 };
