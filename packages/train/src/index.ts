@@ -1,1 +1,2 @@
-export {};
+export * from './export/index.js';
+export * from './safetensors/index.js';

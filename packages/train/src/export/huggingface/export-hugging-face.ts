@@ -1,0 +1,210 @@
+/**
+ * Hugging Face + sentence-transformers layout export, so a trained encoder loads with
+ * `SentenceTransformer(dir)` (and `AutoModel.from_pretrained(dir)`) in Python:
+ *
+ *   config.json                       the HF config (unknown keys kept; `architectures` set)
+ *   model.safetensors                 float32 weights, HF names without base-model prefix
+ *   tokenizer.json                    copied through byte for byte
+ *   tokenizer_config.json             tokenizer class + special tokens + model_max_length
+ *   modules.json                      Transformer -> Pooling (-> Normalize)
+ *   sentence_bert_config.json         max_seq_length (+ trust_remote_code args for gte)
+ *   config_sentence_transformers.json prompts, similarity function
+ *   1_Pooling/config.json             cls or mean pooling
+ *   2_Normalize/                      only when `normalize` (the module has no config)
+ *   onnx/model.onnx                   optional (`withOnnx`), the same graph `exportOnnx` writes
+ *
+ * Layout as sentence-transformers saves a model (`SentenceTransformer.save`, v6). gte
+ * "NewModel" has no built-in transformers class: its config keeps (or gets) the released
+ * `auto_map` pointing at `Alibaba-NLP/new-impl`, so loading needs `trust_remote_code=True` and
+ * that code (from the Hub, or a local copy); the exported sentence_bert_config.json asks for it.
+ * Each file is written atomically; the folder as a whole is not (write to a fresh folder).
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataError, writeJsonAtomic } from '@dv/core';
+import { writeBytesAtomic, writeSafetensors } from '../../safetensors/index.js';
+import { type EncoderConfig, type EncoderModelType, parseEncoderConfig } from '../encoder-config.js';
+import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
+import type { Pooling } from '../onnx/encoder-graph.js';
+import { exportOnnx } from '../onnx/export-onnx.js';
+
+export interface HuggingFaceExportInput {
+  /** The model's Hugging Face config.json (parsed JSON). */
+  readonly config: unknown;
+  /** HF-named float32 weights (see encoder-weights.ts); written as given. */
+  readonly weights: EncoderWeights | Readonly<Record<string, EncoderWeight>>;
+  /** Path of the `tokenizer.json` to copy through. */
+  readonly tokenizerJson: string;
+  readonly pooling: Pooling;
+  readonly normalize: boolean;
+  /** sentence-transformers max_seq_length. Default: the position table's usable length, at most 512. */
+  readonly maxSeqLength?: number;
+  /** Keys merged over the derived tokenizer_config.json. */
+  readonly tokenizerConfig?: Readonly<Record<string, unknown>>;
+  /** sentence-transformers prompts, e.g. `{ query: 'query: ' }`. Default none. */
+  readonly prompts?: Readonly<Record<string, string>>;
+  /** Extra safetensors `__metadata__` entries (`format: pt` is always set). */
+  readonly metadata?: Readonly<Record<string, string>>;
+  /** Also write `onnx/model.onnx`. Default false. */
+  readonly withOnnx?: boolean;
+}
+
+interface ArchitectureFiles {
+  readonly hfClass: string;
+  readonly tokenizerClass: string;
+  readonly specialTokens: Readonly<Record<string, string>>;
+  /** Positions the table cannot use (XLM-R reserves padding_idx + 1 slots). */
+  readonly positionOffset: (c: EncoderConfig) => number;
+  readonly autoMap?: Readonly<Record<string, string>>;
+  readonly trustRemoteCode: boolean;
+}
+
+const bertTokens = {
+  cls_token: '[CLS]',
+  sep_token: '[SEP]',
+  pad_token: '[PAD]',
+  unk_token: '[UNK]',
+  mask_token: '[MASK]',
+};
+const xlmrTokens = {
+  bos_token: '<s>',
+  eos_token: '</s>',
+  cls_token: '<s>',
+  sep_token: '</s>',
+  pad_token: '<pad>',
+  unk_token: '<unk>',
+  mask_token: '<mask>',
+};
+
+/** What each architecture needs in the HF folder. */
+export const huggingFaceArchitectures = Object.freeze({
+  bert: {
+    hfClass: 'BertModel',
+    tokenizerClass: 'BertTokenizer',
+    specialTokens: bertTokens,
+    positionOffset: () => 0,
+    trustRemoteCode: false,
+  },
+  'xlm-roberta': {
+    hfClass: 'XLMRobertaModel',
+    tokenizerClass: 'XLMRobertaTokenizer',
+    specialTokens: xlmrTokens,
+    positionOffset: (c) => c.pad_token_id + 1,
+    trustRemoteCode: false,
+  },
+  new: {
+    hfClass: 'NewModel',
+    tokenizerClass: 'XLMRobertaTokenizer',
+    specialTokens: xlmrTokens,
+    positionOffset: () => 0,
+    autoMap: {
+      AutoConfig: 'Alibaba-NLP/new-impl--configuration.NewConfig',
+      AutoModel: 'Alibaba-NLP/new-impl--modeling.NewModel',
+    },
+    trustRemoteCode: true,
+  },
+} as const satisfies Record<EncoderModelType, ArchitectureFiles>);
+
+/** do_lower_case as the tokenizer.json's BertNormalizer says (false when it has none). */
+function lowercases(tokenizer: Record<string, unknown>): boolean {
+  const n = tokenizer.normalizer as { type?: string; lowercase?: boolean; normalizers?: unknown[] } | null;
+  if (!n) return false;
+  if (n.type === 'BertNormalizer') return n.lowercase !== false;
+  if (n.type === 'Lowercase') return true;
+  if (n.type === 'Sequence') return (n.normalizers ?? []).some((x) => lowercases({ normalizer: x }));
+  return false;
+}
+
+/** Writes the HF + sentence-transformers folder `dir`; returns the paths written. */
+export async function exportHuggingFace(dir: string, input: HuggingFaceExportInput): Promise<string[]> {
+  const config = parseEncoderConfig(input.config);
+  const arch: ArchitectureFiles = huggingFaceArchitectures[config.model_type];
+  const weights = toWeightMap(input.weights);
+  const tokenizerBytes = readFileSync(input.tokenizerJson);
+  let tokenizer: Record<string, unknown>;
+  try {
+    tokenizer = JSON.parse(tokenizerBytes.toString('utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw new DataError(`not a tokenizer.json: ${(e as Error).message}`, input.tokenizerJson);
+  }
+  if (typeof tokenizer?.model !== 'object')
+    throw new DataError('not a tokenizer.json: no "model" object', input.tokenizerJson);
+  const maxSeqLength =
+    input.maxSeqLength ?? Math.min(512, config.max_position_embeddings - arch.positionOffset(config));
+  if (
+    config.model_type !== 'new' &&
+    maxSeqLength > config.max_position_embeddings - arch.positionOffset(config)
+  ) {
+    throw new DataError(
+      `maxSeqLength ${maxSeqLength} exceeds the ${config.max_position_embeddings}-row position table`,
+    );
+  }
+
+  mkdirSync(dir, { recursive: true });
+  const written: string[] = [];
+  const json = async (rel: string, value: unknown) => {
+    const path = join(dir, rel);
+    await writeJsonAtomic(path, value);
+    written.push(path);
+  };
+
+  const hfConfig: Record<string, unknown> = { ...(input.config as Record<string, unknown>) };
+  hfConfig.architectures = [arch.hfClass];
+  if (arch.autoMap && !hfConfig.auto_map) hfConfig.auto_map = arch.autoMap;
+  await json('config.json', hfConfig);
+
+  const tensors = new Map(
+    [...weights].map(([name, w]) => [name, { dtype: 'F32' as const, shape: w.shape, data: w.data }]),
+  );
+  const modelPath = join(dir, 'model.safetensors');
+  writeSafetensors(modelPath, tensors, { ...input.metadata, format: 'pt' });
+  written.push(modelPath);
+
+  const tokenizerPath = join(dir, 'tokenizer.json');
+  writeBytesAtomic(tokenizerPath, [tokenizerBytes]);
+  written.push(tokenizerPath);
+  await json('tokenizer_config.json', {
+    tokenizer_class: arch.tokenizerClass,
+    ...arch.specialTokens,
+    ...(config.model_type === 'bert' ? { do_lower_case: lowercases(tokenizer) } : {}),
+    model_max_length: maxSeqLength,
+    ...input.tokenizerConfig,
+  });
+
+  const modules = [
+    { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
+    { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
+  ];
+  if (input.normalize)
+    modules.push({ idx: 2, name: '2', path: '2_Normalize', type: 'sentence_transformers.models.Normalize' });
+  await json('modules.json', modules);
+  const remote = arch.trustRemoteCode ? { trust_remote_code: true } : undefined;
+  await json('sentence_bert_config.json', {
+    max_seq_length: maxSeqLength,
+    do_lower_case: false,
+    ...(remote ? { model_args: remote, config_args: remote, tokenizer_args: remote } : {}),
+  });
+  await json('config_sentence_transformers.json', {
+    model_type: 'SentenceTransformer',
+    prompts: input.prompts ?? {},
+    default_prompt_name: null,
+    similarity_fn_name: 'cosine',
+  });
+  await json('1_Pooling/config.json', {
+    word_embedding_dimension: config.hidden_size,
+    pooling_mode_cls_token: input.pooling === 'cls',
+    pooling_mode_mean_tokens: input.pooling === 'mean',
+    pooling_mode_max_tokens: false,
+    pooling_mode_mean_sqrt_len_tokens: false,
+    pooling_mode_weightedmean_tokens: false,
+    pooling_mode_lasttoken: false,
+    include_prompt: true,
+  });
+  if (input.normalize) mkdirSync(join(dir, '2_Normalize'), { recursive: true });
+  if (input.withOnnx) {
+    const onnxPath = join(dir, 'onnx', 'model.onnx');
+    exportOnnx(onnxPath, { config, weights, pooling: input.pooling, normalize: input.normalize });
+    written.push(onnxPath);
+  }
+  return written;
+}

@@ -1,0 +1,53 @@
+// Structural validation of the exported ONNX with Python's `onnx.checker` (full check, with
+// shape inference). Skipped with a message when no Python with `onnx` is found.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseEncoderConfig } from '../encoder-config.js';
+import { findPython, runPython } from '../test-utils/python.js';
+import { miniConfigs, randomEncoderWeights } from '../test-utils/random-encoder.js';
+import { exportOnnx } from './export-onnx.js';
+
+const python = findPython(['onnx']);
+
+const script = `
+import json, sys, onnx
+out = {}
+for path in json.load(sys.stdin):
+    m = onnx.load(path)
+    onnx.checker.check_model(m, full_check=True)
+    dims = lambda vs: {v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim] for v in vs}
+    out[path] = {"opset": m.opset_import[0].version, "ir": m.ir_version, "inputs": dims(m.graph.input), "outputs": dims(m.graph.output)}
+print(json.dumps(out))
+`;
+
+describe('onnx.checker', () => {
+  it.skipIf(!python)('accepts the export of each architecture, with dynamic batch and sequence axes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dv-onnx-check-'));
+    const paths: Record<string, string> = {};
+    for (const [arch, raw] of Object.entries(miniConfigs())) {
+      const path = join(dir, `${arch}.onnx`);
+      exportOnnx(path, {
+        config: raw,
+        weights: randomEncoderWeights(parseEncoderConfig(raw)),
+        pooling: 'mean',
+        normalize: true,
+      });
+      paths[arch] = path;
+    }
+    const report = runPython(python!, script, Object.values(paths)) as Record<
+      string,
+      { opset: number; ir: number; inputs: Record<string, unknown[]>; outputs: Record<string, unknown[]> }
+    >;
+    for (const [arch, path] of Object.entries(paths)) {
+      const r = report[path]!;
+      expect(r.opset).toBeGreaterThanOrEqual(14);
+      expect(r.inputs.input_ids).toEqual(['batch', 'sequence']);
+      expect(r.inputs.attention_mask).toEqual(['batch', 'sequence']);
+      expect('token_type_ids' in r.inputs).toBe(arch === 'bert');
+      expect(r.outputs.last_hidden_state).toEqual(['batch', 'sequence', 32]);
+      expect(r.outputs.sentence_embedding).toEqual(['batch', 32]);
+    }
+  });
+});
