@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,14 +13,17 @@ const cli = join(here, '..', 'cli.ts');
 const exec = promisify(execFile);
 
 /** Runs the real CLI in a child process, as `pnpm dv` does. */
-async function dv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function dv(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec(
       process.execPath,
       ['--conditions=@dv/source', '--import', 'tsx', cli, ...args],
       {
         cwd: join(here, '..', '..'),
-        env: { ...process.env, npm_lifecycle_event: '', DV_PROGRESS: 'silent' },
+        env: { ...process.env, npm_lifecycle_event: '', DV_PROGRESS: 'silent', ...extraEnv },
       },
     );
     return { code: 0, stdout, stderr };
@@ -195,5 +200,70 @@ describe('dv eval run', () => {
     const r2 = await dv(['eval', 'run', '--benchmark', 'mini', '--model', 'nope', '--set', setFile]);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain('unknown model "nope"');
+  });
+
+  it('evaluates an OpenAI-compatible embeddings model served on 127.0.0.1, caching the corpus', async () => {
+    let requests = 0;
+    // Letter-count embeddings over 'abcdefghijklmnopqrstuvwxyz'.
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        requests++;
+        const q = JSON.parse(body) as { input: string[]; encoding_format?: string };
+        const data = q.input.map((t, index) => {
+          const v = new Float32Array(26);
+          for (const ch of t.toLowerCase()) if (ch >= 'a' && ch <= 'z') v[ch.charCodeAt(0) - 97]! += 1;
+          const embedding =
+            q.encoding_format === 'base64' ? Buffer.from(v.buffer).toString('base64') : [...v];
+          return { object: 'embedding', index, embedding };
+        });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            object: 'list',
+            data,
+            model: 'letters',
+            usage: { prompt_tokens: 0, total_tokens: 0 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const env = {
+      OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      OPENAI_API_KEY: 'sk-loopback',
+    };
+    const cache = join(dir, 'emb-cache');
+    const args = [
+      'eval',
+      'run',
+      '--benchmark',
+      'mini',
+      '--model',
+      'openai:letters',
+      '--set',
+      setFile,
+      '--cache-dir',
+      cache,
+    ];
+    try {
+      const r = await dv([...args, '--out', join(dir, 'oai1'), '--json'], env);
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out.model).toBe('openai:letters');
+      expect(out.datasets['tiny-followir']).toHaveProperty('p-MRR');
+      expect(readdirSync(cache).filter((f) => f.endsWith('.f32'))).toHaveLength(1);
+      const before = requests;
+      const r2 = await dv([...args, '--out', join(dir, 'oai2'), '--json'], env);
+      expect(JSON.parse(r2.stdout)).toEqual(out);
+      expect(requests - before).toBe(0); // corpus, queries and the dimension probe all come from the caches
+      const manifest = readFileSync(join(dir, 'oai1', 'manifest.json'), 'utf8');
+      expect(manifest).not.toContain('sk-loopback');
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });

@@ -6,7 +6,14 @@
  * Output on stdout is stable for scripting (`--json`); progress and notes go to stderr.
  */
 import { resolve } from 'node:path';
-import { createProgress, DataError, type InstructedSet, readQrels, readRun } from '@dv/core';
+import {
+  createProgress,
+  DataError,
+  FormatterSettings,
+  type InstructedSet,
+  readQrels,
+  readRun,
+} from '@dv/core';
 import {
   type BenchmarkProfileName,
   benchmarkProfiles,
@@ -168,7 +175,9 @@ prints the paper-style table (x100).
 Benchmarks: ${Object.entries(benchmarks)
     .map(([k, v]) => `${k} (${benchmarkProfiles[v.profile].description})`)
     .join('; ')}.
-Models: ${Object.values(modelFactories)
+Models (dense ones rank by exact inner product; OPENAI_BASE_URL / OPENAI_API_KEY from the environment): ${Object.values(
+    modelFactories,
+  )
     .map((f) => f.usage)
     .join(', ')}.
 Sets: --set FILE (repeatable), an InstructedSet as JSON (see @dv/eval readInstructedSetJson).`,
@@ -189,6 +198,17 @@ Sets: --set FILE (repeatable), an InstructedSet as JSON (see @dv/eval readInstru
       valueName: 'DIR',
       default: '.cache/embeddings',
     },
+    'query-prefix': {
+      type: 'string',
+      description: "model prompt before each query (e.g. 'query: ')",
+      valueName: 'TEXT',
+    },
+    'document-prefix': {
+      type: 'string',
+      description: 'model prompt before each document',
+      valueName: 'TEXT',
+    },
+    'instruction-first': { type: 'boolean', description: 'put the instruction before the query' },
     json: { type: 'boolean', description: 'print the summary as JSON instead of the table' },
   },
   async run(ctx) {
@@ -213,6 +233,11 @@ Sets: --set FILE (repeatable), an InstructedSet as JSON (see @dv/eval readInstru
       ranker = await createRanker(spec, {
         cache: new EmbeddingCache(resolve(String(ctx.values['cache-dir']))),
         env: process.env,
+        formatter: FormatterSettings.parse({
+          queryPrefix: ctx.values['query-prefix'] ?? '',
+          documentPrefix: ctx.values['document-prefix'] ?? '',
+          instructionFirst: Boolean(ctx.values['instruction-first']),
+        }),
       });
     } catch (err) {
       throw new UsageError((err as Error).message);

@@ -1,13 +1,18 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiEmbeddingsEncoder } from './openai-embeddings.js';
 
 /** 4-d vector of a text: [length, #a, #b, 1] (before normalisation). */
-const vec = (t: string) => [t.length, [...t].filter((c) => c === 'a').length, [...t].filter((c) => c === 'b').length, 1];
+const vec = (t: string) => [
+  t.length,
+  [...t].filter((c) => c === 'a').length,
+  [...t].filter((c) => c === 'b').length,
+  1,
+];
 
 interface Log {
   batches: number[];
@@ -30,7 +35,10 @@ function startServer(log: Log): Promise<Server> {
       log.auth.push(String(req.headers.authorization));
       if (log.failuresLeft > 0) {
         log.failuresLeft--;
-        res.writeHead(log.failuresLeft % 2 ? 429 : 500, { 'content-type': 'application/json', 'retry-after-ms': '5' });
+        res.writeHead(log.failuresLeft % 2 ? 429 : 500, {
+          'content-type': 'application/json',
+          'retry-after-ms': '5',
+        });
         res.end(JSON.stringify({ error: { message: 'try again' } }));
         return;
       }
@@ -43,7 +51,14 @@ function startServer(log: Log): Promise<Server> {
         return { object: 'embedding', index, embedding };
       });
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', model: q.model, data, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          model: q.model,
+          data,
+          usage: { prompt_tokens: 1, total_tokens: 1 },
+        }),
+      );
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
@@ -68,7 +83,9 @@ describe('OpenAI-compatible embeddings encoder (loopback server)', () => {
     expect(m.length).toBe(5 * 4);
     const want = vec('aab');
     const n = Math.hypot(...want);
-    expect([...m.slice(0, 4)].map((x) => Number(x.toFixed(6)))).toEqual(want.map((x) => Number((x / n).toFixed(6))));
+    expect([...m.slice(0, 4)].map((x) => Number(x.toFixed(6)))).toEqual(
+      want.map((x) => Number((x / n).toFixed(6))),
+    );
     expect([...m.slice(12, 16)]).toEqual([...m.slice(0, 4)]); // the repeat
     // probe (1) + 4 distinct texts in batches of 2.
     expect(log.batches).toEqual([1, 2, 2]);
@@ -79,7 +96,13 @@ describe('OpenAI-compatible embeddings encoder (loopback server)', () => {
 
   it('retries 429 and 5xx answers', async () => {
     log.failuresLeft = 2;
-    const e = await OpenAiEmbeddingsEncoder.create({ model: 'm', baseURL, apiKey: 'k', dimensions: 4, maxRetries: 3 });
+    const e = await OpenAiEmbeddingsEncoder.create({
+      model: 'm',
+      baseURL,
+      apiKey: 'k',
+      dimensions: 4,
+      maxRetries: 3,
+    });
     const m = await e.encodeQueries(['ab']);
     expect(m.length).toBe(4);
     expect(log.failuresLeft).toBe(0);
@@ -87,19 +110,37 @@ describe('OpenAI-compatible embeddings encoder (loopback server)', () => {
 
   it('gives up after maxRetries with the server message', async () => {
     log.failuresLeft = 5;
-    const e = await OpenAiEmbeddingsEncoder.create({ model: 'm', baseURL, apiKey: 'k', dimensions: 4, maxRetries: 1 });
+    const e = await OpenAiEmbeddingsEncoder.create({
+      model: 'm',
+      baseURL,
+      apiKey: 'k',
+      dimensions: 4,
+      maxRetries: 1,
+    });
     await expect(e.encodeQueries(['zz'])).rejects.toThrow(/try again/);
     log.failuresLeft = 0;
   });
 
   it('persists vectors in a cache log that a new encoder reuses', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'dv-oai-')), 'cache.jsonl');
-    const e = await OpenAiEmbeddingsEncoder.create({ model: 'm', baseURL, apiKey: 'k', dimensions: 4, cacheFile: file });
+    const e = await OpenAiEmbeddingsEncoder.create({
+      model: 'm',
+      baseURL,
+      apiKey: 'k',
+      dimensions: 4,
+      cacheFile: file,
+    });
     const a = await e.encodeDocuments(['persist me', 'and me']);
     await e.close();
     expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
     const before = log.batches.length;
-    const e2 = await OpenAiEmbeddingsEncoder.create({ model: 'm', baseURL, apiKey: 'k', dimensions: 4, cacheFile: file });
+    const e2 = await OpenAiEmbeddingsEncoder.create({
+      model: 'm',
+      baseURL,
+      apiKey: 'k',
+      dimensions: 4,
+      cacheFile: file,
+    });
     expect(await e2.encodeDocuments(['persist me', 'and me'])).toEqual(a);
     expect(log.batches.length).toBe(before);
     await e2.close();

@@ -76,7 +76,8 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
     const e = new OpenAiEmbeddingsEncoder(options);
     if (options.cacheFile) {
       if (existsSync(options.cacheFile)) {
-        for await (const line of readJsonl(options.cacheFile, CacheLine)) e.memory.set(line.key, fromB64(line.v));
+        for await (const line of readJsonl(options.cacheFile, CacheLine))
+          e.memory.set(line.key, fromB64(line.v));
       }
       e.appender = new JsonlAppender(options.cacheFile, CacheLine);
     }
@@ -146,7 +147,9 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
         });
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 4, batches.length) }, worker));
+    await Promise.all(
+      Array.from({ length: Math.min(this.options.concurrency ?? 4, batches.length) }, worker),
+    );
     return keys.map((k) => this.memory.get(k)!);
   }
 
@@ -154,7 +157,8 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
     const rows = await this.embed(texts);
     const out = new Float32Array(texts.length * this._dim);
     rows.forEach((r, i) => {
-      if (r.length !== this._dim) throw new Error(`endpoint returned ${r.length} dimensions, expected ${this._dim}`);
+      if (r.length !== this._dim)
+        throw new Error(`endpoint returned ${r.length} dimensions, expected ${this._dim}`);
       out.set(r, i * this._dim);
     });
     return out;
