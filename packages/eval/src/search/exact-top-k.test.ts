@@ -2,6 +2,7 @@ import { createRng } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import { BoundedHeap } from './bounded-heap.js';
 import { exactTopK, l2Normalize } from './exact-top-k.js';
+import { exactTopKOrt } from './exact-top-k-ort.js';
 
 function randomMatrix(rows: number, dim: number, seed: number): Float32Array {
   const rng = createRng(seed);
@@ -36,6 +37,22 @@ describe('exact top-k', () => {
       expect([...r.indices.slice(i * k, (i + 1) * k)]).toEqual(row.map((e) => e.index));
       expect([...r.scores.slice(i * k, (i + 1) * k)]).toEqual(row.map((e) => e.score));
     });
+  });
+
+  it('the onnxruntime (sgemm) path finds the same docs, scores within float32 rounding', async () => {
+    const dim = 33;
+    const q = randomMatrix(5, dim, 3);
+    const d = randomMatrix(3000, dim, 4);
+    const k = 20;
+    const r = await exactTopKOrt(q, d, dim, k, { docBlock: 1024 });
+    naive(q, d, dim, k).forEach((row, i) => {
+      expect([...r.indices.slice(i * k, (i + 1) * k)]).toEqual(row.map((e) => e.index));
+      row.forEach((e, j) => {
+        expect(Math.abs(r.scores[i * k + j]! - e.score)).toBeLessThan(1e-4);
+      });
+    });
+    const small = await exactTopKOrt(new Float32Array([1, 0]), new Float32Array([0.5, 0, 2, 0]), 2, 4);
+    expect([...small.indices]).toEqual([1, 0, -1, -1]);
   });
 
   it('k larger than the corpus returns every doc and pads with -1', () => {

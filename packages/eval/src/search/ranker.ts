@@ -1,13 +1,15 @@
 /**
  * What benchmark runners rank with: full-corpus top-k retrieval (InfoSearch, MAIR) and
  * reranking of fixed candidate lists (FollowIR's `top_ranked`). Dense encoders become rankers
- * through `DenseRanker` (exact inner-product search, corpus embeddings cached by content);
+ * through `DenseRanker` (exact inner-product search with onnxruntime's sgemm, corpus embeddings
+ * cached by content);
  * BM25 is a ranker of its own (bm25.ts). Texts are formatted before they get here.
  */
 import type { FormatterSettings, Run } from '@dv/core';
 import type { Encoder } from '../encoders/encoder.js';
 import type { EmbeddingCache } from './embedding-cache.js';
-import { exactTopK, rowDot } from './exact-top-k.js';
+import { rowDot } from './exact-top-k.js';
+import { exactTopKOrt } from './exact-top-k-ort.js';
 
 export interface TextItem {
   id: string;
@@ -58,7 +60,7 @@ export class DenseRanker implements Ranker {
   async retrieve(queries: readonly TextItem[], corpus: readonly TextItem[], k: number): Promise<Run> {
     const docs = await this.embedDocs(corpus.map((d) => d.text));
     const q = await this.encoder.encodeQueries(queries.map((x) => x.text));
-    const r = exactTopK(q, docs, this.encoder.dim, k, {
+    const r = await exactTopKOrt(q, docs, this.encoder.dim, k, {
       onProgress: (n) => this.options.onProgress?.(n, corpus.length),
     });
     const run: Run = new Map();
