@@ -82,4 +82,5 @@ export {
   rowDot,
   type TopKResult,
 } from './search/exact-top-k.js';
+export { exactTopKOrt } from './search/exact-top-k-ort.js';
 export { DenseRanker, type DenseRankerOptions, type Ranker, type TextItem } from './search/ranker.js';

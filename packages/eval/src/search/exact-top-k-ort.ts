@@ -1,19 +1,20 @@
 /**
- * Exact top-k with the matrix products in onnxruntime (multi-threaded float32 sgemm): the
- * documents go through in blocks, each block's scores [queries x block] come from one Gemm,
- * and a bounded heap per query keeps the k best (score descending, ties by doc index
- * ascending), as in `exactTopK`. Scores are float32 sums in sgemm's order, so they can differ
- * from `exactTopK`'s float64-accumulated ones in the last bits.
+ * Exact top-k with the work in onnxruntime: the documents go through in blocks; for each
+ * block one Gemm gives the scores [queries x block] (multi-threaded float32 sgemm) and TopK
+ * keeps each query's k best of the block (lower index first on ties); a bounded heap per
+ * query merges the blocks (score descending, ties by doc index ascending), as in
+ * `exactTopK`. Scores are float32 sums in sgemm's order, so they can differ from
+ * `exactTopK`'s float64-accumulated ones in the last bits.
  */
 import * as ort from 'onnxruntime-node';
-import { gemmOnnxModel } from '../internal/gemm-onnx-model.js';
+import { gemmTopKOnnxModel } from '../internal/gemm-onnx-model.js';
 import { BoundedHeap } from './bounded-heap.js';
 import type { ExactTopKOptions, TopKResult } from './exact-top-k.js';
 
 let sessionPromise: Promise<ort.InferenceSession> | null = null;
 
 function gemmSession(): Promise<ort.InferenceSession> {
-  sessionPromise ??= ort.InferenceSession.create(gemmOnnxModel());
+  sessionPromise ??= ort.InferenceSession.create(gemmTopKOnnxModel());
   return sessionPromise;
 }
 
@@ -37,21 +38,20 @@ export async function exactTopKOrt(
   for (let d0 = 0; d0 < nd; d0 += block) {
     const d1 = Math.min(nd, d0 + block);
     const nb = d1 - d0;
+    const t = Math.min(k, nb);
     const out = await session.run({
       queries: q,
       docs: new ort.Tensor('float32', docs.subarray(d0 * dim, d1 * dim), [nb, dim]),
+      top: new ort.Tensor('int64', BigInt64Array.from([BigInt(t)]), [1]),
     });
-    const s = out.scores!.data as Float32Array;
+    const v = out.values!.data as Float32Array;
+    const ix = out.indices!.data as BigInt64Array;
     for (let qi = 0; qi < nq; qi++) {
       const heap = heaps[qi]!;
-      let thr = heap.threshold;
-      const off = qi * nb;
-      for (let j = 0; j < nb; j++) {
-        const v = s[off + j]!;
-        if (v > thr) {
-          heap.push(v, d0 + j);
-          thr = heap.threshold;
-        }
+      for (let j = 0; j < t; j++) {
+        const s = v[qi * t + j]!;
+        if (s < heap.threshold) break; // sorted: nothing further in this block can enter
+        heap.push(s, d0 + Number(ix[qi * t + j]!));
       }
     }
     options.onProgress?.(d1);

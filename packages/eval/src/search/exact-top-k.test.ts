@@ -53,6 +53,11 @@ describe('exact top-k', () => {
     });
     const small = await exactTopKOrt(new Float32Array([1, 0]), new Float32Array([0.5, 0, 2, 0]), 2, 4);
     expect([...small.indices]).toEqual([1, 0, -1, -1]);
+    // Ties keep the lower doc index within and across blocks (ONNX TopK's rule, then the heap's).
+    const tied = await exactTopKOrt(new Float32Array([1]), new Float32Array(7).fill(1), 1, 3, {
+      docBlock: 2,
+    });
+    expect([...tied.indices]).toEqual([0, 1, 2]);
   });
 
   it('k larger than the corpus returns every doc and pads with -1', () => {
