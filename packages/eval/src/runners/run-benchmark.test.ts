@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { EvaluationResult, RunManifest, readRun } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import { Bm25Ranker } from '../encoders/bm25.js';
+import { tinyFollowIrSet, tinyInfoSearchSet, tinyMairSet } from '../test-utils/test-sets.js';
 import { readInstructedSetJson, writeInstructedSetJson } from './instructed-set-json.js';
 import { paperTable } from './paper-table.js';
 import { rankModes } from './rank-modes.js';
 import { runBenchmark } from './run-benchmark.js';
-import { tinyFollowIrSet, tinyInfoSearchSet, tinyMairSet } from './test-sets.js';
 
 describe('rankModes', () => {
   it('formats query + instruction per mode and reranks only the candidates', async () => {
