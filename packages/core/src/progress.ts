@@ -23,7 +23,8 @@ export interface Progress {
   setTotal(total: number): void;
   /** Final line with elapsed time and average rate; returns elapsed seconds. */
   done(summary?: string): number;
-  readonly done_: number;
+  /** Units completed so far. */
+  readonly completed: number;
 }
 
 export function formatDuration(seconds: number): string {
@@ -119,7 +120,7 @@ export function createProgress(options: ProgressOptions): Progress {
       }
       return elapsed;
     },
-    get done_() {
+    get completed() {
       return done;
     },
   };

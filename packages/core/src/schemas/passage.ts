@@ -7,8 +7,6 @@
  */
 import { z } from 'zod';
 
-export const JsonValue: z.ZodType<unknown> = z.unknown();
-
 export const Passage = z.object({
   docid: z.string().min(1, 'docid must be a non-empty string'),
   title: z.string().default(''),

@@ -9,7 +9,7 @@ import { parseEncoderConfig } from '../encoder-config.js';
 import type { EncoderWeight } from '../encoder-weights.js';
 import { encodeOnnx } from '../onnx/export-onnx.js';
 import { type Fixture, loadFixture } from '../test-utils/fixtures.js';
-import { findPython, runPython } from '../test-utils/python.js';
+import { findPython, pythonTimeout, runPython } from '../test-utils/python.js';
 import { miniConfigs, randomEncoderWeights } from '../test-utils/random-encoder.js';
 import { exportHuggingFace, type HuggingFaceExportInput } from './export-hugging-face.js';
 
@@ -295,5 +295,52 @@ describe('sentence-transformers loads the export (Python reference stack)', () =
       }
       console.log(`sentence-transformers vs ONNX export: ${JSON.stringify(summary, null, 1)}`);
     },
+    pythonTimeout,
+  );
+});
+
+const loadScript = `
+import json, sys, transformers
+from safetensors.numpy import load_file
+job = json.load(sys.stdin)
+# AutoTokenizer would first load config.json, which needs the remote code; use the class
+# tokenizer_config.json names, as AutoTokenizer itself resolves it.
+cls = json.load(open(job["dir"] + "/tokenizer_config.json"))["tokenizer_class"]
+tok = getattr(transformers, cls).from_pretrained(job["dir"], local_files_only=True)
+enc = tok(job["texts"], padding=True)
+w = load_file(job["dir"] + "/model.safetensors")
+print(json.dumps({"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"], "class": type(tok).__name__,
+                  "weights": {k: [list(v.shape), float(abs(v).sum())] for k, v in w.items()}}))
+`;
+
+describe('gte NewModel export in Python without the remote code', () => {
+  const gte = loadFixture('tiny-gte-multilingual-newmodel');
+  const py = gte ? findPython(['transformers', 'safetensors', 'numpy']) : undefined;
+  it.skipIf(!gte || !py)(
+    'transformers loads its tokenizer (same ids) and its weights (same values)',
+    async () => {
+      const job = fixtureJob(gte!, 'cls', true);
+      const dir = tmp();
+      await exportHuggingFace(dir, job.input);
+      const r = runPython(py!, loadScript, { dir, texts: job.texts }) as {
+        input_ids: number[][];
+        attention_mask: number[][];
+        class: string;
+        weights: Record<string, [number[], number]>;
+      };
+      expect(r.input_ids.map((row, k) => row.filter((_, t) => r.attention_mask[k]![t]))).toEqual(
+        job.expectedIds,
+      );
+      expect(Object.keys(r.weights).sort()).toEqual([...gte!.weights.keys()].sort());
+      for (const [name, w] of gte!.weights) {
+        const [shape, l1] = r.weights[name]!;
+        expect(shape).toEqual(w.shape);
+        expect(l1).toBeCloseTo(
+          w.data.reduce((a, v) => a + Math.abs(v), 0),
+          2,
+        );
+      }
+    },
+    pythonTimeout,
   );
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseEncoderConfig } from '../encoder-config.js';
-import { findPython, runPython } from '../test-utils/python.js';
+import { findPython, pythonTimeout, runPython } from '../test-utils/python.js';
 import { miniConfigs, randomEncoderWeights } from '../test-utils/random-encoder.js';
 import { exportOnnx } from './export-onnx.js';
 
@@ -23,31 +23,35 @@ print(json.dumps(out))
 `;
 
 describe('onnx.checker', () => {
-  it.skipIf(!python)('accepts the export of each architecture, with dynamic batch and sequence axes', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dv-onnx-check-'));
-    const paths: Record<string, string> = {};
-    for (const [arch, raw] of Object.entries(miniConfigs())) {
-      const path = join(dir, `${arch}.onnx`);
-      exportOnnx(path, {
-        config: raw,
-        weights: randomEncoderWeights(parseEncoderConfig(raw)),
-        pooling: 'mean',
-        normalize: true,
-      });
-      paths[arch] = path;
-    }
-    const report = runPython(python!, script, Object.values(paths)) as Record<
-      string,
-      { opset: number; ir: number; inputs: Record<string, unknown[]>; outputs: Record<string, unknown[]> }
-    >;
-    for (const [arch, path] of Object.entries(paths)) {
-      const r = report[path]!;
-      expect(r.opset).toBeGreaterThanOrEqual(14);
-      expect(r.inputs.input_ids).toEqual(['batch', 'sequence']);
-      expect(r.inputs.attention_mask).toEqual(['batch', 'sequence']);
-      expect('token_type_ids' in r.inputs).toBe(arch === 'bert');
-      expect(r.outputs.last_hidden_state).toEqual(['batch', 'sequence', 32]);
-      expect(r.outputs.sentence_embedding).toEqual(['batch', 32]);
-    }
-  });
+  it.skipIf(!python)(
+    'accepts the export of each architecture, with dynamic batch and sequence axes',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'dv-onnx-check-'));
+      const paths: Record<string, string> = {};
+      for (const [arch, raw] of Object.entries(miniConfigs())) {
+        const path = join(dir, `${arch}.onnx`);
+        exportOnnx(path, {
+          config: raw,
+          weights: randomEncoderWeights(parseEncoderConfig(raw)),
+          pooling: 'mean',
+          normalize: true,
+        });
+        paths[arch] = path;
+      }
+      const report = runPython(python!, script, Object.values(paths)) as Record<
+        string,
+        { opset: number; ir: number; inputs: Record<string, unknown[]>; outputs: Record<string, unknown[]> }
+      >;
+      for (const [arch, path] of Object.entries(paths)) {
+        const r = report[path]!;
+        expect(r.opset).toBeGreaterThanOrEqual(14);
+        expect(r.inputs.input_ids).toEqual(['batch', 'sequence']);
+        expect(r.inputs.attention_mask).toEqual(['batch', 'sequence']);
+        expect('token_type_ids' in r.inputs).toBe(arch === 'bert');
+        expect(r.outputs.last_hidden_state).toEqual(['batch', 'sequence', 32]);
+        expect(r.outputs.sentence_embedding).toEqual(['batch', 32]);
+      }
+    },
+    pythonTimeout,
+  );
 });

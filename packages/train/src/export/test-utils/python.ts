@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', '..');
 
+/** Test timeout for checks that start Python (importing torch alone can take seconds on a busy machine). */
+export const pythonTimeout = 180_000;
+
 export const pythonSetupHint =
   'python3 -m venv .venv-ref && .venv-ref/bin/pip install torch transformers sentence-transformers onnx (from the local index), or set DV_PYTHON';
 
@@ -33,7 +36,7 @@ export function runPython(python: string, script: string, input: unknown): unkno
   const r = spawnSync(python, ['-c', script], {
     input: JSON.stringify(input),
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: 170_000,
     maxBuffer: 64 * 1024 * 1024,
     env: {
       ...process.env,

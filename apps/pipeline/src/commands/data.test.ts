@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const appDir = join(here, '..', '..');
+const run = promisify(execFile);
+
+/** Runs the real CLI in a child process, as `pnpm dv` does. */
+async function dv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--conditions=@dv/source', '--import', 'tsx', join(here, '..', 'cli.ts'), ...args],
+      { cwd: appDir, env: { ...process.env, npm_lifecycle_event: '', DV_PROGRESS: 'silent' } },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const tiny = ['--test-lemmas', '20', '--dev-lemmas', '5', '--train-lemmas', '20', '--general-examples', '10'];
+
+describe('dv data build-mini', () => {
+  it('builds the mini world, prints where it went and a summary; a rerun is a cache hit', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'dv-data-cli-')), 'world');
+    const r = await dv(['data', 'build-mini', '--out', out, '--seed', '3', ...tiny]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Mini world written to ${out}`);
+    expect(r.stdout).toContain(join(out, 'benchmark/followir'));
+    expect(r.stdout).toMatch(/lemmas train 20 \/ dev 5 \/ test 20 \(in two splits: 0\)/);
+    for (const f of [
+      'corpus.jsonl',
+      'seeds.train.jsonl',
+      'benchmark/followir/top_ranked.jsonl',
+      'stats.md',
+    ]) {
+      expect(existsSync(join(out, f)), f).toBe(true);
+    }
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    expect(manifest.kind).toBe('mini-world');
+    expect(manifest.seeds).toEqual([3]);
+    const again = await dv(['data', 'build-mini', '--out', out, '--seed', '3', ...tiny]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already built');
+  }, 180_000);
+
+  it('bad usage exits 2 with the reason', async () => {
+    const noOut = await dv(['data', 'build-mini']);
+    expect(noOut.code).toBe(2);
+    expect(noOut.stderr).toContain('--out is required');
+    const badSeed = await dv(['data', 'build-mini', '--out', '/tmp/x', '--seed', 'abc']);
+    expect(badSeed.code).toBe(2);
+    expect(badSeed.stderr).toContain('--seed must be an integer');
+  });
+
+  it('a WordNet folder without its files is a data error naming the file (exit 1)', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'dv-wn-empty-'));
+    const r = await dv(['data', 'build-mini', '--out', join(empty, 'out'), '--wordnet-dir', empty, ...tiny]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(join(empty, 'data.noun'));
+  });
+});
+
+describe('dv data fetch', () => {
+  it('an unpinned registry entry without --revision is a data error (exit 1) that says so', async () => {
+    const r = await dv(['data', 'fetch', 'promptriever', '--cache', mkdtempSync(join(tmpdir(), 'dv-hub-'))]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('has no pinned revision');
+  });
+
+  it('an unknown name is a usage error (exit 2)', async () => {
+    const r = await dv(['data', 'fetch', 'nope']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown dataset 'nope'");
+  });
+
+  it('offline with an empty cache names what is missing (exit 1), without network', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'dv-hub-'));
+    const r = await dv(['data', 'fetch', 'followir-core17', '--offline', '--cache', cache]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/offline: no cached file list for jhu-clsp\/core17-instructions@e39ff896/);
+  });
+});

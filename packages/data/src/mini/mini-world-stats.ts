@@ -1,0 +1,257 @@
+/**
+ * The mini world's stats report: counts per split and lever, instruction length distributions,
+ * dominance shares, split hygiene (lemmas in two splits: must be 0) and a few examples.
+ * Deterministic (no timings), so it is part of the byte-identical output.
+ */
+import type { InstructedSet, SeedExample, TrainingExample } from '@dv/core';
+import { countBy, type Distribution, distribution, round, wordsIn } from '../internal/summary.js';
+import type { MiniLever } from './constraint.js';
+import type { LemmaSplits } from './lemma-splits.js';
+import type { MiniCorpus } from './mini-corpus.js';
+import type { MiniWorldOptions } from './mini-world-options.js';
+
+export interface SeedSetStats {
+  examples: number;
+  byLever: Record<string, number>;
+  byStyle: Record<string, number>;
+  dominantPositiveShare: number;
+  instructionNegatives: Distribution;
+  hardNegatives: Distribution;
+  instructionWords: Distribution;
+}
+
+export interface MiniWorldStats {
+  wordnet: string;
+  seed: number;
+  options: MiniWorldOptions;
+  corpus: {
+    documents: number;
+    withExample: number;
+    withTopic: number;
+    withRegion: number;
+    withUsage: number;
+    wordCount: Distribution;
+    byCategory: Record<string, number>;
+  };
+  splits: {
+    ambiguousLemmas: number;
+    train: number;
+    dev: number;
+    test: number;
+    /** Lemmas found in more than one split (always 0). */
+    lemmasInTwoSplits: number;
+    /** Train lemmas with a sense (synset) that is also a sense of a dev/test lemma. */
+    trainLemmasSharingASynsetWithHeldOut: number;
+  };
+  seeds: { train: SeedSetStats; dev: SeedSetStats };
+  general: { examples: number; hardNegatives: Distribution };
+  followir: {
+    topics: number;
+    corpus: number;
+    candidates: Distribution;
+    relevantOg: Distribution;
+    relevantChanged: Distribution;
+    changedDocs: number;
+    byChangedLever: Record<string, number>;
+    dominantRemovedShare: number;
+    ogInstructionWords: Distribution;
+    changedInstructionWords: Distribution;
+  };
+  infosearch: Record<
+    string,
+    {
+      topics: number;
+      corpus: number;
+      relevantInstructed: Distribution;
+      relevantReversed: Distribution;
+      instructionWords: Distribution;
+    }
+  >;
+  examples: { seed?: unknown; followir?: unknown; infosearch?: unknown };
+}
+
+function seedStats(list: SeedExample[]): SeedSetStats {
+  return {
+    examples: list.length,
+    byLever: countBy(list, (s) => s.instruction.lever ?? 'other'),
+    byStyle: countBy(list, (s) => s.instruction.style ?? 'other'),
+    dominantPositiveShare: round(
+      list.filter((s) => (s.metadata as { dominantPositive?: boolean }).dominantPositive).length /
+        Math.max(1, list.length),
+    ),
+    instructionNegatives: distribution(list.map((s) => s.instructionNegatives.length)),
+    hardNegatives: distribution(list.map((s) => s.hardNegatives.length)),
+    instructionWords: distribution(list.map((s) => wordsIn(s.instruction.text))),
+  };
+}
+
+const relevantCount = (m: Map<string, number> | undefined) =>
+  [...(m ?? new Map()).values()].filter((g) => g > 0).length;
+
+export function miniWorldStats(input: {
+  options: MiniWorldOptions;
+  wordnetVersion: string;
+  corpus: MiniCorpus;
+  splits: LemmaSplits;
+  seedsTrain: SeedExample[];
+  seedsDev: SeedExample[];
+  general: TrainingExample[];
+  followir: InstructedSet;
+  infosearch: Map<MiniLever, InstructedSet>;
+}): MiniWorldStats {
+  const { corpus, splits, followir } = input;
+  const meta = corpus.docs.map((d) => d.metadata as Record<string, unknown>);
+  const where = new Map<string, number>();
+  for (const l of [...splits.train, ...splits.dev, ...splits.test]) where.set(l, (where.get(l) ?? 0) + 1);
+  const held = new Set([...splits.dev, ...splits.test].flatMap((l) => corpus.wn.senses.get(l) ?? []));
+  const fq = followir.queries;
+  const changedDocs = fq.reduce((n, q) => n + ((q.metadata?.removedDocids as string[]) ?? []).length, 0);
+  const infosearch: MiniWorldStats['infosearch'] = {};
+  for (const [lever, set] of input.infosearch) {
+    infosearch[lever] = {
+      topics: set.queries.length,
+      corpus: set.corpus.length,
+      relevantInstructed: distribution(set.queries.map((q) => relevantCount(set.qrels.changed?.get(q.id)))),
+      relevantReversed: distribution(set.queries.map((q) => relevantCount(set.qrels.reversed?.get(q.id)))),
+      instructionWords: distribution(set.queries.map((q) => wordsIn(q.instructions.changed ?? ''))),
+    };
+  }
+  const exampleSeed = input.seedsTrain.find((s) => s.instructionNegatives.length > 0);
+  const exampleTopic = fq[0];
+  const firstInfo = [...input.infosearch.values()][0]?.queries[0];
+  return {
+    wordnet: input.wordnetVersion,
+    seed: input.options.seed,
+    options: input.options,
+    corpus: {
+      documents: corpus.docs.length,
+      withExample: meta.filter((m) => m.hasExample).length,
+      withTopic: meta.filter((m) => (m.topics as string[]).length > 0).length,
+      withRegion: meta.filter((m) => (m.regions as string[]).length > 0).length,
+      withUsage: meta.filter((m) => (m.usages as string[]).length > 0).length,
+      wordCount: distribution(meta.map((m) => m.wordCount as number)),
+      byCategory: countBy(meta, (m) => m.category as string),
+    },
+    splits: {
+      ambiguousLemmas: splits.train.length + splits.dev.length + splits.test.length,
+      train: splits.train.length,
+      dev: splits.dev.length,
+      test: splits.test.length,
+      lemmasInTwoSplits: [...where.values()].filter((n) => n > 1).length,
+      trainLemmasSharingASynsetWithHeldOut: splits.train.filter((l) =>
+        (corpus.wn.senses.get(l) ?? []).some((id) => held.has(id)),
+      ).length,
+    },
+    seeds: { train: seedStats(input.seedsTrain), dev: seedStats(input.seedsDev) },
+    general: {
+      examples: input.general.length,
+      hardNegatives: distribution(input.general.map((g) => g.negatives.length)),
+    },
+    followir: {
+      topics: fq.length,
+      corpus: followir.corpus.length,
+      candidates: distribution([...(followir.candidates ?? new Map()).values()].map((c) => c.length)),
+      relevantOg: distribution(fq.map((q) => relevantCount(followir.qrels.og?.get(q.id)))),
+      relevantChanged: distribution(fq.map((q) => relevantCount(followir.qrels.changed?.get(q.id)))),
+      changedDocs,
+      byChangedLever: countBy(fq, (q) => String(q.metadata?.changedLever)),
+      dominantRemovedShare: round(
+        fq.filter((q) => q.metadata?.dominantRemoved).length / Math.max(1, fq.length),
+      ),
+      ogInstructionWords: distribution(fq.map((q) => wordsIn(q.instructions.og ?? ''))),
+      changedInstructionWords: distribution(fq.map((q) => wordsIn(q.instructions.changed ?? ''))),
+    },
+    infosearch,
+    examples: {
+      seed: exampleSeed && {
+        query: exampleSeed.query,
+        instruction: exampleSeed.instruction,
+        positive: `${exampleSeed.positives[0]!.title}: ${exampleSeed.positives[0]!.text}`,
+        instructionNegative: `${exampleSeed.instructionNegatives[0]!.title}: ${exampleSeed.instructionNegatives[0]!.text}`,
+        hardNegative:
+          exampleSeed.hardNegatives[0] &&
+          `${exampleSeed.hardNegatives[0].title}: ${exampleSeed.hardNegatives[0].text}`,
+      },
+      followir: exampleTopic && {
+        query: exampleTopic.query,
+        og: exampleTopic.instructions.og,
+        changed: exampleTopic.instructions.changed,
+        removed: exampleTopic.metadata?.removedDocids,
+      },
+      infosearch: firstInfo && {
+        query: firstInfo.query,
+        instructed: firstInfo.instructions.changed,
+        reversed: firstInfo.instructions.reversed,
+      },
+    },
+  };
+}
+
+const fmtDist = (d: Distribution) =>
+  `${d.min} / ${d.p25} / ${d.median} / ${d.p75} / ${d.max} (mean ${d.mean})`;
+
+export function renderStatsMarkdown(s: MiniWorldStats): string {
+  const lines: string[] = [];
+  lines.push('# Mini world: stats', '');
+  lines.push(`WordNet: ${s.wordnet}; seed ${s.seed}.`, '');
+  lines.push('## Corpus', '');
+  lines.push(
+    `${s.corpus.documents} entries; ${s.corpus.withExample} with a usage example, ${s.corpus.withTopic} with a topic domain, ${s.corpus.withRegion} with a region domain, ${s.corpus.withUsage} with a usage domain.`,
+  );
+  lines.push(`Words per entry (min / p25 / median / p75 / max): ${fmtDist(s.corpus.wordCount)}.`, '');
+  lines.push('## Splits (lemmas)', '');
+  lines.push('| split | lemmas | seed examples |', '|---|---|---|');
+  lines.push(`| train | ${s.splits.train} | ${s.seeds.train.examples} |`);
+  lines.push(`| dev | ${s.splits.dev} | ${s.seeds.dev.examples} |`);
+  lines.push(`| test | ${s.splits.test} | ${s.followir.topics} FollowIR-form topics |`, '');
+  lines.push(
+    `Lemmas in two splits: **${s.splits.lemmasInTwoSplits}**. Train lemmas sharing a synset with a dev/test lemma: ${s.splits.trainLemmasSharingASynsetWithHeldOut}.`,
+  );
+  lines.push(`General (no-instruction) examples: ${s.general.examples}.`, '');
+  lines.push('## Seed examples per lever', '');
+  const levers = [
+    ...new Set([
+      ...Object.keys(s.seeds.train.byLever),
+      ...Object.keys(s.seeds.dev.byLever),
+      ...Object.keys(s.infosearch),
+    ]),
+  ].sort();
+  lines.push(
+    '| lever | train seeds | dev seeds | InfoSearch-style topics | FollowIR changed by |',
+    '|---|---|---|---|---|',
+  );
+  for (const l of levers) {
+    lines.push(
+      `| ${l} | ${s.seeds.train.byLever[l] ?? 0} | ${s.seeds.dev.byLever[l] ?? 0} | ${s.infosearch[l]?.topics ?? 0} | ${s.followir.byChangedLever[l] ?? 0} |`,
+    );
+  }
+  lines.push('');
+  lines.push(
+    `Styles (train): ${Object.entries(s.seeds.train.byStyle)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
+  );
+  lines.push(
+    `Share of train seeds whose positive is the dominant sense: ${s.seeds.train.dominantPositiveShare}.`,
+  );
+  lines.push(
+    `Instruction words (train seeds, min / p25 / median / p75 / max): ${fmtDist(s.seeds.train.instructionWords)}.`,
+    '',
+  );
+  lines.push('## FollowIR-form benchmark', '');
+  lines.push(
+    `${s.followir.topics} topics, ${s.followir.corpus} documents, candidates per topic ${fmtDist(s.followir.candidates)}.`,
+  );
+  lines.push(
+    `Relevant per topic: og ${fmtDist(s.followir.relevantOg)}; changed ${fmtDist(s.followir.relevantChanged)}.`,
+  );
+  lines.push(
+    `Documents made non-relevant by the changed instruction: ${s.followir.changedDocs}; topics where the dominant sense is removed: ${s.followir.dominantRemovedShare}.`,
+  );
+  lines.push(
+    `Instruction words: og ${fmtDist(s.followir.ogInstructionWords)}; changed ${fmtDist(s.followir.changedInstructionWords)}.`,
+    '',
+  );
+  lines.push('## Examples', '', '```json', JSON.stringify(s.examples, null, 2), '```', '');
+  return `${lines.join('\n')}\n`;
+}
