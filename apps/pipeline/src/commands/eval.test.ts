@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { writeFollowIRv1 } from '@dv/data';
 import { describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -265,5 +266,41 @@ describe('dv eval run', () => {
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
+  });
+
+  it('loads FollowIR v1 folders through @dv/data (--data), one set per subfolder', async () => {
+    const data = join(dir, 'followir-data');
+    const qrels = (o: Record<string, Record<string, number>>) =>
+      new Map(Object.entries(o).map(([q, d]) => [q, new Map(Object.entries(d))]));
+    await writeFollowIRv1(join(data, 'News21InstructionRetrieval'), {
+      name: 'News21InstructionRetrieval',
+      corpus: set.corpus,
+      queries: set.queries,
+      qrels: { og: qrels(set.qrels.og), changed: qrels(set.qrels.changed) },
+      candidates: new Map(Object.entries(set.candidates)),
+    });
+    const r = await dv([
+      'eval',
+      'run',
+      '--benchmark',
+      'followir',
+      '--model',
+      'bm25',
+      '--data',
+      data,
+      '--out',
+      join(dir, 'fir'),
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out.datasets)).toEqual(['News21InstructionRetrieval']);
+    // News21's Score is nDCG@5 of the og run.
+    expect(out.datasets.News21InstructionRetrieval.score).toBe(
+      out.datasets.News21InstructionRetrieval.og_ndcg_cut_5,
+    );
+    const r2 = await dv(['eval', 'run', '--benchmark', 'mini', '--model', 'bm25']);
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toContain('mini needs --data DIR');
   });
 });

@@ -5,7 +5,8 @@
  *   run:  one model on one benchmark (result JSON, TREC runs, manifest, tables).
  * Output on stdout is stable for scripting (`--json`); progress and notes go to stderr.
  */
-import { resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import {
   createProgress,
   DataError,
@@ -14,6 +15,14 @@ import {
   readQrels,
   readRun,
 } from '@dv/core';
+import {
+  fetchRegisteredDataset,
+  hubDatasetEntry,
+  loadFollowIRv1,
+  loadInfoSearch,
+  loadMairTask,
+  loadMiniWorld,
+} from '@dv/data';
 import {
   type BenchmarkProfileName,
   benchmarkProfiles,
@@ -152,35 +161,137 @@ fraction in [-1, 1] ("p_mrr"); papers report x100. Ties: doc id descending (mteb
   },
 };
 
+interface LoadContext {
+  /** `--data DIR`, if given. */
+  data: string | undefined;
+  offline: boolean;
+  note: (line: string) => void;
+}
+
+/** Subfolders of `dir` (sorted), for folders holding one dataset per subfolder. */
+function subfolders(dir: string): string[] {
+  if (!existsSync(dir)) throw new DataError('folder not found', dir);
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+}
+
+/** FollowIR's three sets: Hub registry name -> mteb task name (which picks the Score measure). */
+const FOLLOWIR_SETS = {
+  'followir-robust04': 'Robust04InstructionRetrieval',
+  'followir-news21': 'News21InstructionRetrieval',
+  'followir-core17': 'Core17InstructionRetrieval',
+} as const;
+
+const INFOSEARCH_SETS = {
+  'infosearch-audience': 'InfoSearch-Audience',
+  'infosearch-keyword': 'InfoSearch-Keyword',
+  'infosearch-format': 'InfoSearch-Format',
+  'infosearch-language': 'InfoSearch-Language',
+  'infosearch-length': 'InfoSearch-Length',
+  'infosearch-source': 'InfoSearch-Source',
+} as const;
+
+/** Fetches registered Hub sets at their pins (from the cache when present) and loads them. */
+async function fromHub(
+  sets: Record<string, string>,
+  load: (dir: string, opts: { name: string; origin: string; revision: string }) => Promise<InstructedSet>,
+  ctx: LoadContext,
+): Promise<InstructedSet[]> {
+  const out: InstructedSet[] = [];
+  for (const [registered, name] of Object.entries(sets)) {
+    if (!hubDatasetEntry(registered).revision) {
+      ctx.note(
+        `skipping ${name}: ${registered} has no pinned revision yet (${hubDatasetEntry(registered).note})`,
+      );
+      continue;
+    }
+    const got = await fetchRegisteredDataset(registered, ctx.offline ? { offline: true } : {});
+    out.push(await load(got.dir, { name, origin: got.repo, revision: got.commit }));
+  }
+  return out;
+}
+
 /**
- * Benchmarks `dv eval run` knows: how each is scored, and where its sets come from when no
- * `--set` is given. The Hub and mini-world loaders belong to @dv/data; until they are wired
- * here, sets are passed as InstructedSet JSON files (`--set`).
+ * Benchmarks `dv eval run` knows: how each is scored and where its sets come from (the
+ * @dv/data loaders). `--set FILE` (InstructedSet JSON) replaces the loader for any of them.
  */
 const benchmarks = Object.freeze({
-  followir: { profile: 'followir', loader: '@dv/data FollowIR loaders (Robust04, News21, Core17)' },
-  infosearch: { profile: 'infosearch', loader: '@dv/data InfoSearch loaders (six dimensions)' },
-  mair: { profile: 'mair', loader: '@dv/data MAIR loader' },
-  mini: { profile: 'followir', loader: "@dv/data's mini world benchmark" },
-} as const satisfies Record<string, { profile: BenchmarkProfileName; loader: string }>);
+  followir: {
+    profile: 'followir',
+    source: 'Hub (pinned; cache first), or --data DIR with one FollowIR v1 folder per set',
+    load: (ctx: LoadContext) =>
+      ctx.data
+        ? Promise.all(subfolders(ctx.data).map((d) => loadFollowIRv1(join(ctx.data!, d))))
+        : fromHub(FOLLOWIR_SETS, loadFollowIRv1, ctx),
+  },
+  infosearch: {
+    profile: 'infosearch',
+    source: 'Hub (pinned; cache first), or --data DIR with one InfoSearch folder per dimension',
+    load: (ctx: LoadContext) =>
+      ctx.data
+        ? Promise.all(subfolders(ctx.data).map((d) => loadInfoSearch(join(ctx.data!, d))))
+        : fromHub(INFOSEARCH_SETS, loadInfoSearch, ctx),
+  },
+  mair: {
+    profile: 'mair',
+    source: '--data DIR with <task>/queries.jsonl and <task>/docs.jsonl per task',
+    load: async (ctx: LoadContext) => {
+      if (!ctx.data) throw new UsageError('mair needs --data DIR (MAIR has no pinned Hub revision yet)');
+      const dir = ctx.data;
+      return Promise.all(
+        subfolders(dir).map((t) =>
+          loadMairTask(
+            { queries: [join(dir, t, 'queries.jsonl')], docs: [join(dir, t, 'docs.jsonl')] },
+            { name: t, origin: join(dir, t) },
+          ),
+        ),
+      );
+    },
+  },
+  mini: {
+    profile: 'followir',
+    source: "--data DIR, a mini world built by 'dv data build-mini' (its FollowIR-form benchmark)",
+    load: async (ctx: LoadContext) => {
+      if (!ctx.data)
+        throw new UsageError("mini needs --data DIR (build one with 'dv data build-mini --out DIR')");
+      return [await (await loadMiniWorld(ctx.data)).loadFollowIR()];
+    },
+  },
+  'mini-infosearch': {
+    profile: 'infosearch',
+    source: '--data DIR, a mini world (its InfoSearch-style sets, one per lever with topics)',
+    load: async (ctx: LoadContext) => {
+      if (!ctx.data) throw new UsageError('mini-infosearch needs --data DIR (a mini world)');
+      const world = await loadMiniWorld(ctx.data);
+      const sets = await Promise.all(world.levers.map((l) => world.loadInfoSearch(l)));
+      return sets.filter((s) => s.queries.length > 0);
+    },
+  },
+} as const satisfies Record<
+  string,
+  { profile: BenchmarkProfileName; source: string; load: (ctx: LoadContext) => Promise<InstructedSet[]> }
+>);
 
 const runCommand: Command = {
   name: 'run',
   summary: 'evaluate a model on a benchmark',
-  usage: '--benchmark NAME --model SPEC --set FILE... [--out DIR] [--top-k K] [--json]',
+  usage: '--benchmark NAME --model SPEC [--data DIR | --set FILE...] [--out DIR] [--top-k K] [--json]',
   description: `Evaluates one model on one benchmark: ranks every set under each instruction mode (reranking
 candidate lists for FollowIR, exact full-corpus search otherwise), then writes TREC runs,
 result JSON (EvaluationResult + mteb layout), summary.json and manifest.json into --out, and
 prints the paper-style table (x100).
-Benchmarks: ${Object.entries(benchmarks)
-    .map(([k, v]) => `${k} (${benchmarkProfiles[v.profile].description})`)
-    .join('; ')}.
+Benchmarks (and where their sets come from):
+${Object.entries(benchmarks)
+  .map(([k, v]) => `  ${k}: ${benchmarkProfiles[v.profile].description}; sets: ${v.source}`)
+  .join('\n')}
 Models (dense ones rank by exact inner product; OPENAI_BASE_URL / OPENAI_API_KEY from the environment): ${Object.values(
     modelFactories,
   )
     .map((f) => f.usage)
     .join(', ')}.
-Sets: --set FILE (repeatable), an InstructedSet as JSON (see @dv/eval readInstructedSetJson).`,
+--set FILE (repeatable; an InstructedSet as JSON, see @dv/eval readInstructedSetJson) replaces the loader.`,
   options: {
     benchmark: { type: 'string', description: Object.keys(benchmarks).join('|'), valueName: 'NAME' },
     model: { type: 'string', description: 'model spec, e.g. bm25', valueName: 'SPEC' },
@@ -190,6 +301,8 @@ Sets: --set FILE (repeatable), an InstructedSet as JSON (see @dv/eval readInstru
       description: 'InstructedSet JSON file (repeatable)',
       valueName: 'FILE',
     },
+    data: { type: 'string', description: 'local benchmark folder (see above)', valueName: 'DIR' },
+    offline: { type: 'boolean', description: 'Hub sets from the local cache only' },
     out: { type: 'string', description: 'output folder', valueName: 'DIR', default: 'runs/eval' },
     'top-k': { type: 'string', description: "retrieval depth (default: the benchmark's)", valueName: 'K' },
     'cache-dir': {
@@ -218,16 +331,22 @@ Sets: --set FILE (repeatable), an InstructedSet as JSON (see @dv/eval readInstru
       throw new UsageError(`unknown benchmark '${name}'; one of: ${Object.keys(benchmarks).join(', ')}`);
     const spec = requireString(ctx, 'model');
     const files = (ctx.values.set as string[] | undefined) ?? [];
-    if (files.length === 0)
-      throw new UsageError(
-        `'${name}' sets come from ${bench.loader}, which are not wired in yet: pass the sets with --set FILE`,
-      );
+    const data = typeof ctx.values.data === 'string' ? resolve(ctx.values.data) : undefined;
+    if (files.length > 0 && data) throw new UsageError('give --data or --set, not both');
     let topK: number | undefined;
     if (ctx.values['top-k'] !== undefined) {
       topK = Number(ctx.values['top-k']);
       if (!Number.isInteger(topK) || topK < 1) throw new UsageError('--top-k must be a positive integer');
     }
-    const sets: InstructedSet[] = files.map((f) => readInstructedSetJson(f));
+    const sets: InstructedSet[] =
+      files.length > 0
+        ? files.map((f) => readInstructedSetJson(f))
+        : await bench.load({
+            data,
+            offline: Boolean(ctx.values.offline),
+            note: (line) => ctx.stderr.write(`note: ${line}\n`),
+          });
+    if (sets.length === 0) throw new DataError(`no ${name} sets to evaluate`, data);
     let ranker: Awaited<ReturnType<typeof createRanker>>;
     try {
       ranker = await createRanker(spec, {
@@ -250,7 +369,7 @@ Sets: --set FILE (repeatable), an InstructedSet as JSON (see @dv/eval readInstru
       outDir,
       topK,
       command: process.argv.slice(2),
-      config: { sets: files },
+      config: { sets: files.length > 0 ? files : sets.map((x) => x.origin ?? x.name), data },
       log: (line) => {
         progress.tick(line.includes(' in ') ? 1 : 0, line);
       },
