@@ -9,7 +9,12 @@
 export { type Bm25Options, Bm25Ranker } from './encoders/bm25.js';
 export type { Encoder } from './encoders/encoder.js';
 export { LUCENE_ENGLISH_STOPWORDS, lexicalTokens } from './encoders/lexical-tokenize.js';
-export { OnnxEncoder, type OnnxEncoderOptions, type OnnxPooling } from './encoders/onnx-encoder.js';
+export {
+  modelMaxLength,
+  OnnxEncoder,
+  type OnnxEncoderOptions,
+  type OnnxPooling,
+} from './encoders/onnx-encoder.js';
 export { OpenAiEmbeddingsEncoder, type OpenAiEmbeddingsOptions } from './encoders/openai-embeddings.js';
 // metrics
 export { averagePrecision } from './metrics/average-precision.js';

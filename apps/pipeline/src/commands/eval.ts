@@ -347,11 +347,26 @@ Models (dense ones rank by exact inner product; OPENAI_BASE_URL / OPENAI_API_KEY
             note: (line) => ctx.stderr.write(`note: ${line}\n`),
           });
     if (sets.length === 0) throw new DataError(`no ${name} sets to evaluate`, data);
+    let encoding: ReturnType<typeof createProgress> | null = null;
+    let encodingTotal = 0;
+    let encodingDone = 0;
     let ranker: Awaited<ReturnType<typeof createRanker>>;
     try {
       ranker = await createRanker(spec, {
         cache: new EmbeddingCache(resolve(String(ctx.values['cache-dir']))),
         env: process.env,
+        onEncode: (kind, done, total) => {
+          if (!encoding || encodingTotal !== total || done <= encodingDone) {
+            encoding = createProgress({ label: `encode ${kind}`, total, unit: 'texts' });
+            encodingTotal = total;
+          }
+          encodingDone = done;
+          encoding.update(done);
+          if (done === total) {
+            encoding.done();
+            encoding = null;
+          }
+        },
         formatter: FormatterSettings.parse({
           queryPrefix: ctx.values['query-prefix'] ?? '',
           documentPrefix: ctx.values['document-prefix'] ?? '',

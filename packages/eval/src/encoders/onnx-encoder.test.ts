@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRng } from '@dv/core';
@@ -12,7 +12,7 @@ import {
 } from '@dv/train';
 import { describe, expect, it } from 'vitest';
 import { externalDataDir } from '../internal/external-data.js';
-import { OnnxEncoder } from './onnx-encoder.js';
+import { modelMaxLength, OnnxEncoder } from './onnx-encoder.js';
 
 /** A minimal BERT-style WordPiece tokenizer.json over a 20-token vocabulary. */
 function tinyTokenizerJson(): string {
@@ -134,6 +134,23 @@ describe('ONNX encoder (tiny model from the @dv/train exporter)', () => {
     expect(maxDiff(await model.encodeDocuments(texts), await mean.encodeDocuments(texts))).toBeGreaterThan(
       1e-3,
     );
+  });
+
+  it('caps inputs at the length the folder declares (longer texts are truncated, not refused)', async () => {
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ model_max_length: 32 }));
+    const e = await OnnxEncoder.fromDir(dir);
+    expect(e.settings.maxLength).toBe(32);
+    const long = Array.from({ length: 100 }, () => 'bass fish').join(' '); // ~200 tokens > 64 positions
+    const m = await e.encodeDocuments([long, 'bass']);
+    expect(Math.hypot(...m.subarray(0, 32))).toBeCloseTo(1, 5);
+    rmSync(join(dir, 'tokenizer_config.json'));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ model_type: 'xlm-roberta', max_position_embeddings: 66 }),
+    );
+    expect(modelMaxLength(dir)).toBe(64);
+    rmSync(join(dir, 'config.json'));
+    expect(modelMaxLength(dir)).toBe(512);
   });
 
   it('refuses a folder without a model', async () => {

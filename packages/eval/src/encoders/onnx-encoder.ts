@@ -35,6 +35,27 @@ export interface OnnxEncoderOptions {
   name?: string;
 }
 
+function readJsonIfPresent(path: string): Record<string, unknown> | null {
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (err) {
+    throw new DataError(`not a JSON file: ${(err as Error).message}`, path);
+  }
+}
+
+/** The longest input a model folder declares (see `fromDir`), at most 512. */
+export function modelMaxLength(dir: string): number {
+  const tok = readJsonIfPresent(join(dir, 'tokenizer_config.json'));
+  const fromTokenizer = Number(tok?.model_max_length);
+  if (Number.isInteger(fromTokenizer) && fromTokenizer > 0) return Math.min(512, fromTokenizer);
+  const cfg = readJsonIfPresent(join(dir, 'config.json'));
+  const positions = Number(cfg?.max_position_embeddings);
+  if (Number.isInteger(positions) && positions > 0)
+    return Math.min(512, cfg?.model_type === 'xlm-roberta' ? positions - 2 : positions);
+  return 512;
+}
+
 export class OnnxEncoder implements Encoder {
   readonly name: string;
   readonly formatter: FormatterSettings;
@@ -96,7 +117,9 @@ export class OnnxEncoder implements Encoder {
 
   /**
    * A model folder: `model.onnx` (or `onnx/model.onnx`) and `tokenizer.json`; pooling from a
-   * sentence-transformers `1_Pooling/config.json` when present and not given.
+   * sentence-transformers `1_Pooling/config.json` when present and not given; `maxLength`, when
+   * not given, from `tokenizer_config.json` (`model_max_length`) or `config.json`
+   * (`max_position_embeddings`, minus the 2 offset positions of XLM-RoBERTa), capped at 512.
    */
   static async fromDir(dir: string, options: Partial<OnnxEncoderOptions> = {}): Promise<OnnxEncoder> {
     const modelPath = [join(dir, 'model.onnx'), join(dir, 'onnx', 'model.onnx')].find((p) => existsSync(p));
@@ -107,7 +130,13 @@ export class OnnxEncoder implements Encoder {
       const c = JSON.parse(readFileSync(st, 'utf8')) as Record<string, boolean>;
       pooling = c.pooling_mode_cls_token ? 'cls' : c.pooling_mode_mean_tokens ? 'mean' : undefined;
     }
-    return OnnxEncoder.create({ ...options, modelPath, tokenizerPath: join(dir, 'tokenizer.json'), pooling });
+    return OnnxEncoder.create({
+      ...options,
+      modelPath,
+      tokenizerPath: join(dir, 'tokenizer.json'),
+      pooling,
+      maxLength: options.maxLength ?? modelMaxLength(dir),
+    });
   }
 
   /** Pooled (and normalised) rows of one batch, concatenated. */

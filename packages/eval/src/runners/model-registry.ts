@@ -18,6 +18,8 @@ import { DenseRanker, type Ranker } from '../search/ranker.js';
 
 export interface ModelContext {
   cache?: EmbeddingCache;
+  /** Encoding progress of dense models. */
+  onEncode?: (kind: 'queries' | 'documents', done: number, total: number) => void;
   formatter?: FormatterSettings;
   env?: Record<string, string | undefined>;
 }
@@ -52,7 +54,7 @@ const openai: ModelFactory = {
         ? join(ctx.cache.dir, 'openai', `${model.replace(/[^\w.-]+/g, '_')}.jsonl`)
         : undefined,
     });
-    return new DenseRanker(encoder, { cache: ctx.cache });
+    return new DenseRanker(encoder, { cache: ctx.cache, onEncode: ctx.onEncode });
   },
 };
 
@@ -61,7 +63,7 @@ const onnx: ModelFactory = {
   async create(dir, ctx) {
     if (!dir) throw new Error('onnx needs a model folder: onnx:DIR');
     const encoder = await OnnxEncoder.fromDir(dir, { formatter: ctx.formatter });
-    return new DenseRanker(encoder, { cache: ctx.cache });
+    return new DenseRanker(encoder, { cache: ctx.cache, onEncode: ctx.onEncode });
   },
 };
 

@@ -81,4 +81,15 @@ describe('DenseRanker', () => {
     expect(embeddingCacheKey({ ...enc, settings: { version: 2 } }, 'document', texts)).not.toBe(k0);
     expect(existsSync(join(dir, `${k0}.json`))).toBe(true);
   });
+
+  it('reports encoding progress in chunks without changing the results', async () => {
+    const seen: string[] = [];
+    const plain = await new DenseRanker(letterEncoder()).retrieve([{ id: 'q', text: 'ab' }], corpus, 3);
+    const r = new DenseRanker(letterEncoder(), {
+      encodeChunk: 2,
+      onEncode: (kind, done, total) => seen.push(`${kind} ${done}/${total}`),
+    });
+    expect(await r.retrieve([{ id: 'q', text: 'ab' }], corpus, 3)).toEqual(plain);
+    expect(seen).toEqual(['documents 2/3', 'documents 3/3', 'queries 1/1']);
+  });
 });

@@ -32,7 +32,12 @@ export interface Ranker {
 
 export interface DenseRankerOptions {
   cache?: EmbeddingCache;
+  /** Search progress: documents scored so far. */
   onProgress?: (docsDone: number, total: number) => void;
+  /** Encoding progress, reported every `encodeChunk` texts (cache hits report nothing). */
+  onEncode?: (kind: 'queries' | 'documents', done: number, total: number) => void;
+  /** Texts per encoder call when reporting progress (default 1024). */
+  encodeChunk?: number;
 }
 
 export class DenseRanker implements Ranker {
@@ -51,15 +56,39 @@ export class DenseRanker implements Ranker {
     return this.encoder.settings;
   }
 
+  /** The encoder, encoding in chunks and reporting progress when asked to. */
+  private get reporting(): Encoder {
+    const e = this.encoder;
+    const report = this.options.onEncode;
+    if (!report) return e;
+    const chunk = this.options.encodeChunk ?? 1024;
+    const chunked = async (kind: 'queries' | 'documents', texts: readonly string[]) => {
+      const out = new Float32Array(texts.length * e.dim);
+      for (let s = 0; s < texts.length; s += chunk) {
+        const part = texts.slice(s, s + chunk);
+        out.set(await (kind === 'queries' ? e.encodeQueries(part) : e.encodeDocuments(part)), s * e.dim);
+        report(kind, Math.min(texts.length, s + chunk), texts.length);
+      }
+      return out;
+    };
+    return {
+      name: e.name,
+      dim: e.dim,
+      formatter: e.formatter,
+      settings: e.settings,
+      encodeQueries: (t) => chunked('queries', t),
+      encodeDocuments: (t) => chunked('documents', t),
+    };
+  }
+
   private async embedDocs(texts: string[]): Promise<Float32Array> {
-    return this.options.cache
-      ? this.options.cache.documents(this.encoder, texts)
-      : this.encoder.encodeDocuments(texts);
+    const e = this.reporting;
+    return this.options.cache ? this.options.cache.documents(e, texts) : e.encodeDocuments(texts);
   }
 
   async retrieve(queries: readonly TextItem[], corpus: readonly TextItem[], k: number): Promise<Run> {
     const docs = await this.embedDocs(corpus.map((d) => d.text));
-    const q = await this.encoder.encodeQueries(queries.map((x) => x.text));
+    const q = await this.reporting.encodeQueries(queries.map((x) => x.text));
     const r = await exactTopKOrt(q, docs, this.encoder.dim, k, {
       onProgress: (n) => this.options.onProgress?.(n, corpus.length),
     });
@@ -86,7 +115,7 @@ export class DenseRanker implements Ranker {
     const sub = corpus.filter((d) => wanted.has(d.id));
     const index = new Map(sub.map((d, i) => [d.id, i]));
     const docs = await this.embedDocs(sub.map((d) => d.text));
-    const q = await this.encoder.encodeQueries(queries.map((x) => x.text));
+    const q = await this.reporting.encodeQueries(queries.map((x) => x.text));
     const dim = this.encoder.dim;
     const run: Run = new Map();
     queries.forEach((query, qi) => {
