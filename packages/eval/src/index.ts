@@ -62,6 +62,7 @@ export {
   type BenchmarkProfileName,
   benchmarkProfiles,
   type ProfileScores,
+  type ScoreOptions,
 } from './runners/benchmark-profiles.js';
 export {
   InstructedSetJson,

@@ -322,10 +322,19 @@ Models (dense ones rank by exact inner product; OPENAI_BASE_URL / OPENAI_API_KEY
       valueName: 'TEXT',
     },
     'instruction-first': { type: 'boolean', description: 'put the instruction before the query' },
+    'infosearch-variant': {
+      type: 'string',
+      description: "InfoSearch metric definitions: 'paper' or 'code' (the released implementation)",
+      valueName: 'V',
+      default: 'paper',
+    },
     json: { type: 'boolean', description: 'print the summary as JSON instead of the table' },
   },
   async run(ctx) {
     const name = requireString(ctx, 'benchmark');
+    const variant = String(ctx.values['infosearch-variant']);
+    if (variant !== 'paper' && variant !== 'code')
+      throw new UsageError(`--infosearch-variant must be paper or code, not '${variant}'`);
     const bench = (benchmarks as Record<string, (typeof benchmarks)[keyof typeof benchmarks]>)[name];
     if (!bench)
       throw new UsageError(`unknown benchmark '${name}'; one of: ${Object.keys(benchmarks).join(', ')}`);
@@ -381,6 +390,7 @@ Models (dense ones rank by exact inner product; OPENAI_BASE_URL / OPENAI_API_KEY
     const summary = await runBenchmark(sets, ranker, {
       benchmark: name,
       profile: bench.profile,
+      scoring: { infoSearchVariant: variant },
       outDir,
       topK,
       command: process.argv.slice(2),

@@ -12,7 +12,7 @@
 import type { EvalMode, InstructedSet, Run } from '@dv/core';
 import { evaluateRun } from '../metrics/evaluate-run.js';
 import { followIrScoreMeasure } from '../metrics/followir-score.js';
-import { infoSearchScores } from '../metrics/infosearch.js';
+import { type InfoSearchVariant, infoSearchScores } from '../metrics/infosearch.js';
 import { pMrr } from '../metrics/p-mrr.js';
 
 export interface ProfileScores {
@@ -22,11 +22,20 @@ export interface ProfileScores {
   numQueries: number;
 }
 
+export interface ScoreOptions {
+  /** InfoSearch metric definitions: the paper's (default) or the released code's. */
+  infoSearchVariant?: InfoSearchVariant;
+}
+
 export interface BenchmarkProfile {
   readonly task: 'rerank' | 'retrieve';
   readonly topK: number;
   readonly description: string;
-  readonly score: (set: InstructedSet, runs: Partial<Record<EvalMode, Run>>) => ProfileScores;
+  readonly score: (
+    set: InstructedSet,
+    runs: Partial<Record<EvalMode, Run>>,
+    options?: ScoreOptions,
+  ) => ProfileScores;
 }
 
 function need<T>(value: T | undefined, what: string, set: InstructedSet): T {
@@ -82,7 +91,11 @@ function scoreFollowIr(set: InstructedSet, runs: Partial<Record<EvalMode, Run>>)
   };
 }
 
-function scoreInfoSearch(set: InstructedSet, runs: Partial<Record<EvalMode, Run>>): ProfileScores {
+function scoreInfoSearch(
+  set: InstructedSet,
+  runs: Partial<Record<EvalMode, Run>>,
+  options: ScoreOptions = {},
+): ProfileScores {
   const scores: Record<string, number> = {};
   const perQuery: ProfileScores['perQuery'] = {};
   let numQueries = 0;
@@ -95,13 +108,16 @@ function scoreInfoSearch(set: InstructedSet, runs: Partial<Record<EvalMode, Run>
     addPerQuery(perQuery, `${mode}_`, e.perQuery);
     if (mode === 'og') numQueries = e.numQueries;
   }
-  const s = infoSearchScores({
-    qrelsOg: need(set.qrels.og, 'og qrels', set),
-    qrelsChanged: need(set.qrels.changed, 'instructed (changed) qrels', set),
-    runOg: need(runs.og, 'an og run', set),
-    runChanged: need(runs.changed, 'an instructed run', set),
-    runReversed: need(runs.reversed, 'a reversed run', set),
-  });
+  const s = infoSearchScores(
+    {
+      qrelsOg: need(set.qrels.og, 'og qrels', set),
+      qrelsChanged: need(set.qrels.changed, 'instructed (changed) qrels', set),
+      runOg: need(runs.og, 'an og run', set),
+      runChanged: need(runs.changed, 'an instructed run', set),
+      runReversed: need(runs.reversed, 'a reversed run', set),
+    },
+    { variant: options.infoSearchVariant ?? 'paper' },
+  );
   Object.assign(scores, { 'p-MRR': s.pMrr, SICR: s.sicr, WISE: s.wise, ideal_WISE: s.idealWise });
   for (const [qid, row] of Object.entries(s.perQuery)) {
     const into = rowOf(perQuery, qid);

@@ -94,6 +94,17 @@ describe('runBenchmark', () => {
       expect(r.scores).toHaveProperty(k);
     expect(existsSync(join(out, 'InfoSearch-Tiny', 'reversed.run'))).toBe(true);
     expect(paperTable(s, 'infosearch')).toContain('WISE');
+    const out2 = mkdtempSync(join(tmpdir(), 'dv-run-'));
+    const code = await runBenchmark([tinyInfoSearchSet()], new Bm25Ranker(), {
+      benchmark: 'infosearch',
+      profile: 'infosearch',
+      outDir: out2,
+      scoring: { infoSearchVariant: 'code' },
+    });
+    expect(code.results[0]!.scores.og_ndcg_cut_10).toBe(r.scores.og_ndcg_cut_10);
+    expect(JSON.parse(readFileSync(code.manifest, 'utf8')).config.scoring).toEqual({
+      infoSearchVariant: 'code',
+    });
   });
 
   it('MAIR form: og only, nDCG@10 main metric, averages over datasets', async () => {

@@ -12,13 +12,15 @@ import { join } from 'node:path';
 import { EvaluationResult, type InstructedSet, writeJsonAtomic, writeManifest, writeRun } from '@dv/core';
 import { plainMean } from '../metrics/followir-score.js';
 import type { Ranker } from '../search/ranker.js';
-import { type BenchmarkProfileName, benchmarkProfiles } from './benchmark-profiles.js';
+import { type BenchmarkProfileName, benchmarkProfiles, type ScoreOptions } from './benchmark-profiles.js';
 import { rankModes } from './rank-modes.js';
 
 export interface RunBenchmarkOptions {
   /** Benchmark name for results (e.g. `followir`, `mini`). */
   benchmark: string;
   profile: BenchmarkProfileName;
+  /** Scoring options (e.g. the InfoSearch metric variant). */
+  scoring?: ScoreOptions;
   outDir: string;
   /** Overrides the profile's retrieval depth. */
   topK?: number;
@@ -65,7 +67,7 @@ export async function runBenchmark(
       await writeRun(path, run!, ranker.name.replace(/\s+/g, '_'));
       outputs.push(path);
     }
-    const s = profile.score(set, runs);
+    const s = profile.score(set, runs, options.scoring);
     const seconds = (performance.now() - t0) / 1000;
     timings[set.name] = seconds;
     if (set.origin) revisions[set.name] = set.revision ? `${set.origin}@${set.revision}` : set.origin;
@@ -118,6 +120,7 @@ export async function runBenchmark(
       profile: options.profile,
       task: profile.task,
       topK,
+      scoring: options.scoring ?? {},
       model: ranker.name,
       modelSettings: ranker.settings,
       ...options.config,
