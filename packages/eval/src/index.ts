@@ -1,1 +1,92 @@
-export {};
+/**
+ * @dv/eval: trec_eval-exact metrics, p-MRR and InfoSearch's instruction metrics, exact search
+ * and reranking, encoders (BM25, OpenAI-compatible embeddings, ONNX), benchmark runners.
+ *
+ * Groups: metrics (pure functions) | search | encoders | runners.
+ */
+
+// encoders
+export { type Bm25Options, Bm25Ranker } from './encoders/bm25.js';
+export type { Encoder } from './encoders/encoder.js';
+export { LUCENE_ENGLISH_STOPWORDS, lexicalTokens } from './encoders/lexical-tokenize.js';
+export {
+  modelMaxLength,
+  OnnxEncoder,
+  type OnnxEncoderOptions,
+  type OnnxPooling,
+} from './encoders/onnx-encoder.js';
+export { OpenAiEmbeddingsEncoder, type OpenAiEmbeddingsOptions } from './encoders/openai-embeddings.js';
+// metrics
+export { averagePrecision } from './metrics/average-precision.js';
+export { type EvaluateRunOptions, evaluateRun, type RunEvaluation } from './metrics/evaluate-run.js';
+export {
+  type FollowIrDatasetName,
+  followIrScoreMeasure,
+  followIrScoreMeasures,
+  plainMean,
+} from './metrics/followir-score.js';
+export {
+  type InfoSearchInput,
+  type InfoSearchOptions,
+  type InfoSearchScores,
+  type InfoSearchVariant,
+  infoSearchScores,
+  sicrCompliant,
+  type WiseRanks,
+  wiseScore,
+} from './metrics/infosearch.js';
+export { gradesOf, type JudgedTopic, judgeTopic, RELEVANCE_LEVEL } from './metrics/judged-topic.js';
+export { ndcgCut } from './metrics/ndcg-cut.js';
+export {
+  changedDocs,
+  MissingTopicError,
+  type PMrrInput,
+  type PMrrResult,
+  pairwiseRankScore,
+  pMrr,
+} from './metrics/p-mrr.js';
+export { precisionAt, recallAt } from './metrics/precision-recall.js';
+export { type RankOptions, rankIn, rankMap, type TieBreak } from './metrics/rank-of.js';
+export { reciprocalRank } from './metrics/reciprocal-rank.js';
+export {
+  type MeasureFamily,
+  type MeasureFamilyName,
+  type MeasureSpec,
+  parseMeasures,
+  TREC_DEFAULT_CUTOFFS,
+  trecMeasureFamilies,
+} from './metrics/trec-measures.js';
+// runners
+export {
+  type BenchmarkProfile,
+  type BenchmarkProfileName,
+  benchmarkProfiles,
+  type ProfileScores,
+  type ScoreOptions,
+} from './runners/benchmark-profiles.js';
+export {
+  InstructedSetJson,
+  readInstructedSetJson,
+  writeInstructedSetJson,
+} from './runners/instructed-set-json.js';
+export {
+  createRanker,
+  type ModelContext,
+  type ModelFactory,
+  modelFactories,
+} from './runners/model-registry.js';
+export { paperTable, paperTableColumns } from './runners/paper-table.js';
+export { type RankModesOptions, rankModes } from './runners/rank-modes.js';
+export { type BenchmarkSummary, type RunBenchmarkOptions, runBenchmark } from './runners/run-benchmark.js';
+// search
+export { BoundedHeap } from './search/bounded-heap.js';
+export { type CacheStats, EmbeddingCache, embeddingCacheKey } from './search/embedding-cache.js';
+export {
+  type ExactTopKOptions,
+  exactTopK,
+  l2Normalize,
+  rowDot,
+  type TopKResult,
+} from './search/exact-top-k.js';
+export { exactTopKOrt } from './search/exact-top-k-ort.js';
+export { DenseRanker, type DenseRankerOptions, type Ranker, type TextItem } from './search/ranker.js';

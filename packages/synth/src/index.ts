@@ -1,1 +1,81 @@
-export {};
+/**
+ * @dv/synth: polarity-reversal synthesis. Prompt templates, backends (offline reverser,
+ * OpenAI-compatible chat, batch files), answer parsing, guardrails, verification, the resumable
+ * run engine, dual-view assembly, matched-budget mixes and exports to trainer formats.
+ */
+
+export {
+  createOfflineReverser,
+  findReversal,
+  guessStyle,
+  type Reversal,
+  type ReversalLever,
+  reversalLevers,
+  writeInstruction,
+} from './backends/offline-reverser.js';
+export { createOpenAIChatBackend, type OpenAIChatOptions } from './backends/openai-chat.js';
+export { createScriptedBackend, type ScriptedOptions } from './backends/scripted.js';
+export {
+  type BackendAnswer,
+  BackendError,
+  type ChatRequest,
+  type ChatResult,
+  CostCapReached,
+  type SynthesisBackend,
+  type SynthesisTask,
+} from './backends/synthesis-backend.js';
+export {
+  type BatchExportOptions,
+  BatchOutputLine,
+  BatchRequestLine,
+  createBatchResultsBackend,
+  exportBatch,
+} from './batch-files.js';
+export { complementExample, originalExample, pairIdFor } from './dual-view.js';
+export { finalizeRun, OUTPUT_FILES, type RunExample, type RunInfo, type RunSummary } from './finalize-run.js';
+export {
+  checkGuardrails,
+  countSentences,
+  GuardrailReason,
+  type GuardrailResult,
+  jaccard,
+} from './guardrails.js';
+export {
+  type LoopbackChatServer,
+  type LoopbackChatServerOptions,
+  startLoopbackChatServer,
+} from './loopback-chat-server.js';
+export { type MergeOptions, mergeShards } from './merge-shards.js';
+export { buildMixes, countMix, type MixCounts, type MixExample, type MixInput } from './mixes.js';
+export { type ParsedAnswer, parseAnswer } from './parse-answer.js';
+export {
+  LOG_FILE,
+  readJournal,
+  runSynthesis,
+  type Shard,
+  type SynthesisRunOptions,
+  TaskPending,
+} from './run-synthesis.js';
+export { inShard, prepareTask, type TaskSettings } from './synthesis-task.js';
+export {
+  getTemplate,
+  type RenderedPrompt,
+  renderPrompt,
+  type TemplateId,
+  templates,
+} from './template-registry.js';
+export type { PromptTemplate, TemplateInput } from './templates/prompt-template.js';
+export {
+  type ExportOptions,
+  exportForTrainers,
+  type TrainerFormat,
+  toFlagEmbedding,
+  toSentenceTransformers,
+  toTevatron,
+  trainerFormats,
+} from './trainer-exports.js';
+export { type Pricing, UsageLedger } from './usage-ledger.js';
+export type { Judge, JudgeInput } from './verify/judge.js';
+export { createLexicalJudge, lexicalScore } from './verify/lexical-judge.js';
+export { createLlmJudge, judgeTemplate, renderJudgePrompt } from './verify/llm-judge.js';
+export { type WriteMixesOptions, writeMixes } from './write-mixes.js';

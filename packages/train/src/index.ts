@@ -1,2 +1,68 @@
+/**
+ * @dv/train: the training engine. tfjs on native TensorFlow (or wasm/cpu), Hugging
+ * Face-compatible encoders and tokenizers, checkpoints, losses and optimisers.
+ */
+
+export {
+  type BackendChoice,
+  type BackendInfo,
+  backendChoices,
+  currentBackend,
+  initBackend,
+} from './backend/init-backend.js';
+export { type Tensor, tf, type Variable } from './backend/tf.js';
+export {
+  type CheckpointInput,
+  checkpointDir,
+  checkpointFormat,
+  type LoadedCheckpoint,
+  latestCheckpoint,
+  loadCheckpoint,
+  pruneCheckpoints,
+  saveCheckpoint,
+} from './checkpoint/checkpoint.js';
+export {
+  type Architecture,
+  architectures,
+  type ForwardInputs,
+  type ParameterSpec,
+} from './encoders/architectures.js';
+export {
+  createMiniEncoder,
+  type MiniBackboneName,
+  type MiniEncoderOptions,
+  miniBackboneConfig,
+  miniBackbones,
+} from './encoders/mini-backbones.js';
+export { l2Normalize, type Pooling, pool, poolCls, poolings, poolMean } from './encoders/pooling.js';
+export {
+  type EncoderBatch,
+  type ForwardOptions,
+  TransformerEncoder,
+  toForwardInputs,
+} from './encoders/transformer-encoder.js';
 export * from './export/index.js';
+export { infoNceLoss } from './losses/info-nce.js';
+export {
+  type AdamWHyper,
+  type AdamWSlots,
+  type AdamWState,
+  adamwUpdate,
+  applyAdamW,
+  clipByGlobalNorm,
+  createAdamWState,
+  decaysByDefault,
+} from './optim/adamw.js';
+export { learningRate } from './optim/learning-rate.js';
 export * from './safetensors/index.js';
+export {
+  type EncodedBatch,
+  type EncodeOptions,
+  HfTokenizer,
+  type TextInput,
+} from './tokenizer/hf-tokenizer.js';
+export {
+  type TrainWordPieceOptions,
+  trainWordPiece,
+  wordPieceSpecialTokens,
+} from './tokenizer/train-word-piece.js';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,5 +87,49 @@ describe('dv data fetch', () => {
     const r = await dv(['data', 'fetch', 'followir-core17', '--offline', '--cache', cache]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/offline: no cached file list for jhu-clsp\/core17-instructions@e39ff896/);
+  });
+});
+
+describe('dv data check', () => {
+  const jsonl = (rows: unknown[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
+  function followir(qrelDoc: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'dv-check-'));
+    mkdirSync(join(dir, 'qrels_og'));
+    mkdirSync(join(dir, 'qrels_changed'));
+    writeFileSync(join(dir, 'corpus.jsonl'), jsonl([{ _id: 'd1', title: '', text: 'a' }]));
+    writeFileSync(
+      join(dir, 'queries.jsonl'),
+      jsonl([{ _id: 'q1', text: 'q', instruction_og: 'x', instruction_changed: 'y' }]),
+    );
+    writeFileSync(
+      join(dir, 'qrels_og/test.jsonl'),
+      jsonl([{ 'query-id': 'q1', 'corpus-id': qrelDoc, score: 1 }]),
+    );
+    writeFileSync(
+      join(dir, 'qrels_changed/test.jsonl'),
+      jsonl([{ 'query-id': 'q1', 'corpus-id': 'd1', score: 0 }]),
+    );
+    writeFileSync(join(dir, 'top_ranked.jsonl'), jsonl([{ qid: 'q1', pid: 'd1' }]));
+    return dir;
+  }
+
+  it('reports a valid FollowIR v1 folder', async () => {
+    const r = await dv(['data', 'check', '--layout', 'followir-v1', followir('d1')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/1 documents, 1 queries; og 1 qrels, changed 1 qrels; candidates for 1 queries/);
+  });
+
+  it('a qrel naming an unknown document: file:line and exit 1', async () => {
+    const dir = followir('d9');
+    const r = await dv(['data', 'check', '--layout', 'followir-v1', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${join(dir, 'qrels_og/test.jsonl')}:1: qrel names unknown document "d9"`);
+  });
+
+  it('a missing file: named, exit 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dv-check-'));
+    const r = await dv(['data', 'check', '--layout', 'beir', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('missing corpus');
   });
 });

@@ -93,6 +93,12 @@ export const SynthesisConfig = z.object({
   templateId: z.string().default('polarity-reversal'),
   verify: z.boolean().default(true),
   costCapUsd: z.number().positive().optional(),
+  /** USD per million tokens, for the usage ledger's cost and the cost cap (none: cost is not tracked). */
+  pricing: z
+    .object({ inputPerMTokens: z.number().nonnegative(), outputPerMTokens: z.number().nonnegative() })
+    .optional(),
+  /** Judge when `verify` is on: offline lexical/attribute check (default; `lexical-text` ignores metadata) or an LLM through the same endpoints. */
+  judge: z.enum(['lexical', 'lexical-text', 'llm']).optional(),
 });
 export type SynthesisConfig = z.infer<typeof SynthesisConfig>;
 

@@ -94,6 +94,10 @@ describe('mini world contents', () => {
     const all = [...train, ...dev, ...test];
     expect(new Set(all).size).toBe(all.length);
     expect(world.stats.splits.lemmasInTwoSplits).toBe(0);
+    // Disjoint in documents too: no sense of a train lemma is a sense of a dev/test lemma.
+    const held = new Set([...dev, ...test].flatMap((l) => wn.senses.get(l)!));
+    for (const l of train) for (const id of wn.senses.get(l)!) expect(held.has(id), `${l} ${id}`).toBe(false);
+    expect(world.stats.splits.trainLemmasSharingASynsetWithHeldOut).toBe(0);
   });
 
   it('seed examples: schema, filled instruction, senses of the query lemma, limits, split lemmas', async () => {
@@ -137,6 +141,13 @@ describe('mini world contents', () => {
       expect(g.positives[0]!.docid).toBe(wn.senses.get(g.query)![0]);
     }
     expect(n).toBe(30);
+  });
+
+  it('loadMiniWorld names what is missing or unknown', async () => {
+    await expect(loadMiniWorld(tmpDir('not-a-world-'))).rejects.toThrow(/splits\.json: missing file/);
+    await expect(world.loadInfoSearch('colour')).rejects.toThrow(
+      /no InfoSearch-style set for lever "colour"/,
+    );
   });
 
   it('documents name their hypernyms in the text ("A kind of ...")', async () => {

@@ -23,15 +23,14 @@ import {
   createProgress,
   createRng,
   type InstructedSet,
-  type Passage,
   type ProgressMode,
   type SeedExample,
   type TrainingExample,
   writeFileAtomic,
   writeJsonAtomic,
-  writeJsonl,
   writeManifest,
 } from '@dv/core';
+import { lineWithPassages, PassageJson, writeLines } from '../internal/fast-jsonl.js';
 import { writeFollowIRv1 } from '../loaders/followir-v1.js';
 import { writeInfoSearch } from '../loaders/infosearch.js';
 import { loadWordNet, wordnetDbPath, wordnetDbVersion } from '../wordnet/load-wordnet.js';
@@ -48,7 +47,7 @@ import { type MiniWorldStats, miniWorldStats, renderStatsMarkdown } from './mini
 import { buildSeedExample, type SeedExampleOptions } from './seed-examples.js';
 
 /** Bump when the builder's output changes for the same options (invalidates caches). */
-export const MINI_BUILDER_VERSION = 'mini-world/1';
+export const MINI_BUILDER_VERSION = 'mini-world/2';
 export const MINI_DATASET_NAME = 'dv-mini-wordnet';
 
 export interface BuildMiniWorldOptions extends MiniWorldOptionsInput {
@@ -210,10 +209,12 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
   const corpus = await stage('corpus', () => loadMiniCorpus(wordnetDir ?? wordnetDbPath(), version));
   const wn = corpus.wn;
   const rng = createRng(options.seed);
+  const pool = ambiguousLemmas(wn);
   const splits = splitLemmas(
-    ambiguousLemmas(wn),
+    pool,
     { test: options.testLemmas, dev: options.devLemmas, train: options.trainLemmas },
     rng.fork('splits'),
+    options.disjointSenses ? (l) => wn.senses.get(l) ?? [] : undefined,
   );
 
   const seedOptions: SeedExampleOptions = {
@@ -297,6 +298,7 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
   const stats = miniWorldStats({
     options,
     wordnetVersion: version,
+    ambiguousLemmas: pool.length,
     corpus,
     splits,
     seedsTrain,
@@ -309,11 +311,21 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
   const files = await stage('write', async () => {
     const written: string[] = [];
     const path = (p: string) => join(out, p);
-    await writeJsonl(path(MINI_FILES.corpus), corpus.docs as Passage[]);
-    // Records are built typed from validated parts; the tests validate every file with the schemas.
-    await writeJsonl(path(MINI_FILES.seedsTrain), seedsTrain);
-    await writeJsonl(path(MINI_FILES.seedsDev), seedsDev);
-    await writeJsonl(path(MINI_FILES.general), general);
+    // Passages repeat across files: each is serialised once (records are built typed from
+    // validated parts; the tests validate every file with the @dv/core schemas).
+    const json = new PassageJson();
+    await writeLines(
+      path(MINI_FILES.corpus),
+      corpus.docs.map((d) => `${json.of(d)}\n`),
+    );
+    const seedLines = (list: SeedExample[]) =>
+      list.map((s) => lineWithPassages(s, ['positives', 'hardNegatives'], json));
+    await writeLines(path(MINI_FILES.seedsTrain), seedLines(seedsTrain));
+    await writeLines(path(MINI_FILES.seedsDev), seedLines(seedsDev));
+    await writeLines(
+      path(MINI_FILES.general),
+      general.map((g) => lineWithPassages(g, ['positives', 'negatives'], json)),
+    );
     written.push(
       path(MINI_FILES.corpus),
       path(MINI_FILES.seedsTrain),

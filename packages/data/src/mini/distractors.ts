@@ -10,6 +10,23 @@
 import { tokenize } from '../internal/bm25.js';
 import type { MiniCorpus } from './mini-corpus.js';
 
+/** Ranked lists are cached per corpus: seeds, general data and benchmarks ask for the same lemmas. */
+const POOL = 100;
+const cache = new WeakMap<MiniCorpus, Map<string, string[]>>();
+
+function ranked(corpus: MiniCorpus, key: string, terms: string[], k: number): string[] {
+  let m = cache.get(corpus);
+  if (!m) {
+    m = new Map();
+    cache.set(corpus, m);
+  }
+  const hit = m.get(key);
+  if (hit && (hit.length >= k || hit.length < POOL)) return hit;
+  const list = corpus.index.search(terms, Math.max(k, POOL)).map((h) => corpus.docs[h.index]!.docid);
+  m.set(key, list);
+  return list;
+}
+
 export function mineDistractors(
   corpus: MiniCorpus,
   lemma: string,
@@ -19,18 +36,20 @@ export function mineDistractors(
 ): string[] {
   if (k <= 0) return [];
   const lemmaTokens = tokenize(lemma);
-  const skip = (i: number) => exclude.has(corpus.docs[i]!.docid);
+  // Lists are ranked without exclusions (so they can be shared) and filtered below; the pool
+  // is over-fetched by the number of excluded ids so that k usable ones remain.
+  const want = k + exclude.size;
   const sources: string[][] = [];
   for (const a of anchors) {
     const f = corpus.facts.get(a)!;
     const q = [...lemmaTokens, ...lemmaTokens, ...tokenize(f.synset.definition)];
-    sources.push(corpus.index.search(q, k, skip).map((h) => corpus.docs[h.index]!.docid));
+    sources.push(ranked(corpus, `${lemma}\0${a}`, q, want));
     const parent = f.chain[0];
     sources.push(
       (parent ? (corpus.children.get(parent) ?? []) : []).filter((id) => !exclude.has(id)).slice(0, k),
     );
   }
-  sources.push(corpus.index.search(lemmaTokens, k, skip).map((h) => corpus.docs[h.index]!.docid));
+  sources.push(ranked(corpus, `${lemma}\0`, lemmaTokens, want));
   const out: string[] = [];
   const seen = new Set<string>();
   const cursors = sources.map(() => 0);

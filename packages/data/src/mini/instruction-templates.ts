@@ -8,7 +8,7 @@ import type { InstructionStyle, Rng } from '@dv/core';
 import { categoryPhrase } from '../wordnet/lexnames.js';
 import type { Constraint } from './constraint.js';
 
-export const TEMPLATE_VERSION = 'mini-instructions/1';
+export const TEMPLATE_VERSION = 'mini-instructions/2';
 
 function joinOr(items: string[]): string {
   if (items.length <= 1) return items[0] ?? '';
@@ -68,7 +68,7 @@ type Template = (q: string, p: string, rng: Rng) => string;
 export const STYLE_TEMPLATES = Object.freeze({
   plain: [
     (q, p) => `Find the meaning of "${q}" that ${p}.`,
-    (q, p) => `Only entries for "${q}" that ${p} are relevant.`,
+    (q, p) => `An entry for "${q}" is relevant only if it ${p}.`,
     (q, p) => `Return the sense of "${q}" which ${p}.`,
   ],
   persona: [

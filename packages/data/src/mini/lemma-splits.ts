@@ -30,20 +30,37 @@ export function ambiguousLemmas(wn: WordNet, minCategories = 2, maxSenses = 40):
 
 /**
  * Test first, then dev, then train from one shuffle; `train` null = all remaining lemmas.
+ * With `sensesOf`, splits are also disjoint in documents: a dev lemma sharing a sense (synset)
+ * with a test lemma is skipped, and so is a train lemma sharing one with dev or test (WordNet
+ * synsets have several words, e.g. "bass" and "basso"), so no held-out entry is a training positive.
  * Throws when the pool is too small for the requested test + dev sizes.
  */
 export function splitLemmas(
   lemmas: ReadonlyArray<string>,
   sizes: { test: number; dev: number; train: number | null },
   rng: Rng,
+  sensesOf?: (lemma: string) => ReadonlyArray<string>,
 ): LemmaSplits {
   if (sizes.test + sizes.dev > lemmas.length) {
     throw new Error(`only ${lemmas.length} ambiguous lemmas for ${sizes.test} test + ${sizes.dev} dev`);
   }
   const order = rng.shuffle([...lemmas].sort());
-  const test = order.slice(0, sizes.test).sort();
-  const dev = order.slice(sizes.test, sizes.test + sizes.dev).sort();
-  const rest = order.slice(sizes.test + sizes.dev);
-  const train = (sizes.train === null ? rest : rest.slice(0, sizes.train)).sort();
-  return { train, dev, test };
+  const held = new Set<string>();
+  const clashes = (l: string) => (sensesOf ? sensesOf(l).some((id) => held.has(id)) : false);
+  const hold = (l: string) => {
+    for (const id of sensesOf?.(l) ?? []) held.add(id);
+  };
+  const test = order.slice(0, sizes.test);
+  for (const l of test) hold(l);
+  const dev: string[] = [];
+  let i = sizes.test;
+  for (; i < order.length && dev.length < sizes.dev; i++) {
+    if (!clashes(order[i]!)) dev.push(order[i]!);
+  }
+  for (const l of dev) hold(l);
+  const train: string[] = [];
+  for (; i < order.length && (sizes.train === null || train.length < sizes.train); i++) {
+    if (!clashes(order[i]!)) train.push(order[i]!);
+  }
+  return { train: train.sort(), dev: dev.sort(), test: test.sort() };
 }

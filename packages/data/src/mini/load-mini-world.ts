@@ -65,7 +65,7 @@ export async function loadMiniWorld(dir: string): Promise<MiniWorld> {
     readGeneral: () => readJsonl(paths.general, TrainingExample, { uniqueBy: (s) => s.id }),
     loadCorpus: () => readJsonlAll(paths.corpus, Passage, { uniqueBy: (p) => p.docid, uniqueName: 'docid' }),
     loadFollowIR: () => loadFollowIRv1(paths.followir, { name: 'mini-followir', origin: dir }),
-    loadInfoSearch: (lever) => {
+    loadInfoSearch: async (lever) => {
       if (!levers.includes(lever)) {
         throw new DataError(
           `no InfoSearch-style set for lever "${lever}" (have: ${levers.join(', ')})`,

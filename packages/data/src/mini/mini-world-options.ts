@@ -16,6 +16,11 @@ export const MiniWorldOptions = z.object({
   devLemmas: z.number().int().min(0).default(500),
   /** Lemmas for the train seed set; null = all remaining ambiguous lemmas (~8.8k). */
   trainLemmas: z.number().int().min(0).nullable().default(null),
+  /**
+   * Keep splits disjoint in documents too: skip dev/train lemmas that share a sense (synset)
+   * with a held-out lemma (~25% of the candidates), so no test entry is a training positive.
+   */
+  disjointSenses: z.boolean().default(true),
   /** Seed examples per train/dev lemma (each draws its own positive, lever and style). */
   seedsPerLemma: z.number().int().min(1).default(1),
   /** Share of seed instructions whose positive is the lemma's dominant sense (MS MARCO-like). */
@@ -24,8 +29,11 @@ export const MiniWorldOptions = z.object({
   instructionNegatives: z.number().int().min(0).default(3),
   /** Mined hard negatives per seed and per general example. */
   hardNegatives: z.number().int().min(0).default(30),
-  /** General (no-instruction) examples; lemmas outside dev/test whose senses are not held out. */
-  generalExamples: z.number().int().min(0).default(8000),
+  /**
+   * General (no-instruction) examples; lemmas outside dev/test whose senses are not held out.
+   * 4,000 = half of the mini profile's 8k budget, as the All-* mixes hold ~half general data.
+   */
+  generalExamples: z.number().int().min(0).default(4000),
   /** Candidates per FollowIR-form topic: all senses of the lemma plus mined distractors. */
   candidates: z.number().int().min(2).default(100),
   /** Topics per InfoSearch-style lever (fewer when fewer test lemmas support the lever). */

@@ -34,13 +34,14 @@ export interface MiniWorldStats {
     byCategory: Record<string, number>;
   };
   splits: {
+    /** Qualifying lemmas (senses in >= 2 categories) the splits were drawn from. */
     ambiguousLemmas: number;
     train: number;
     dev: number;
     test: number;
     /** Lemmas found in more than one split (always 0). */
     lemmasInTwoSplits: number;
-    /** Train lemmas with a sense (synset) that is also a sense of a dev/test lemma. */
+    /** Train lemmas with a sense (synset) that is also a sense of a dev/test lemma (0 with disjointSenses). */
     trainLemmasSharingASynsetWithHeldOut: number;
   };
   seeds: { train: SeedSetStats; dev: SeedSetStats };
@@ -91,6 +92,8 @@ const relevantCount = (m: Map<string, number> | undefined) =>
 export function miniWorldStats(input: {
   options: MiniWorldOptions;
   wordnetVersion: string;
+  /** Size of the pool the splits were drawn from. */
+  ambiguousLemmas: number;
   corpus: MiniCorpus;
   splits: LemmaSplits;
   seedsTrain: SeedExample[];
@@ -133,7 +136,7 @@ export function miniWorldStats(input: {
       byCategory: countBy(meta, (m) => m.category as string),
     },
     splits: {
-      ambiguousLemmas: splits.train.length + splits.dev.length + splits.test.length,
+      ambiguousLemmas: input.ambiguousLemmas,
       train: splits.train.length,
       dev: splits.dev.length,
       test: splits.test.length,
@@ -205,7 +208,7 @@ export function renderStatsMarkdown(s: MiniWorldStats): string {
   lines.push(`| dev | ${s.splits.dev} | ${s.seeds.dev.examples} |`);
   lines.push(`| test | ${s.splits.test} | ${s.followir.topics} FollowIR-form topics |`, '');
   lines.push(
-    `Lemmas in two splits: **${s.splits.lemmasInTwoSplits}**. Train lemmas sharing a synset with a dev/test lemma: ${s.splits.trainLemmasSharingASynsetWithHeldOut}.`,
+    `Qualifying lemmas: ${s.splits.ambiguousLemmas}. Lemmas in two splits: **${s.splits.lemmasInTwoSplits}**. Train lemmas sharing a synset with a dev/test lemma: ${s.splits.trainLemmasSharingASynsetWithHeldOut}.`,
   );
   lines.push(`General (no-instruction) examples: ${s.general.examples}.`, '');
   lines.push('## Seed examples per lever', '');

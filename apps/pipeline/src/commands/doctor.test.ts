@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const run = promisify(execFile);
+
+async function doctor(env: Record<string, string>): Promise<{ code: number; stdout: string }> {
+  try {
+    const { stdout } = await run(
+      process.execPath,
+      ['--conditions=@dv/source', '--import', 'tsx', join(here, '..', 'cli.ts'), 'doctor'],
+      { cwd: join(here, '..', '..'), env: { ...process.env, npm_lifecycle_event: '', ...env } },
+    );
+    return { code: 0, stdout };
+  } catch (err) {
+    const e = err as { code: number; stdout: string };
+    return { code: e.code, stdout: e.stdout };
+  }
+}
+
+describe('dv doctor', () => {
+  it('reports the training backend, its TensorFlow version and why it was chosen', async () => {
+    const r = await doctor({ DV_TF_BACKEND: '' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^training backend: (tensorflow|wasm|cpu) \(/m);
+    expect(r.stdout).toMatch(/^ {2}why: /m);
+    // CI machines build native TensorFlow at install time (packages/train/scripts/setup-native-tf.mjs).
+    if (process.env.CI === 'true' || r.stdout.includes('training backend: tensorflow'))
+      expect(r.stdout).toContain('training backend: tensorflow (tensorflow, TensorFlow 2.21.0, tfjs 4.22.0)');
+  });
+
+  it('honours DV_TF_BACKEND', async () => {
+    const r = await doctor({ DV_TF_BACKEND: 'cpu' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('training backend: cpu (cpu, tfjs 4.22.0)');
+    expect(r.stdout).toContain('why: requested by DV_TF_BACKEND');
+  });
+
+  it('an unknown DV_TF_BACKEND is reported, exit 1', async () => {
+    const r = await doctor({ DV_TF_BACKEND: 'tpu' });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("unknown tfjs backend 'tpu'");
+  });
+});

@@ -1,0 +1,192 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRng } from '@dv/core';
+import {
+  type EncoderWeight,
+  encoderWeightShapes,
+  encoderWeightsFromSafetensors,
+  exportOnnx,
+  parseEncoderConfig,
+  readSafetensors,
+} from '@dv/train';
+import { describe, expect, it } from 'vitest';
+import { externalDataDir } from '../internal/external-data.js';
+import { modelMaxLength, OnnxEncoder } from './onnx-encoder.js';
+
+/** A minimal BERT-style WordPiece tokenizer.json over a 20-token vocabulary. */
+function tinyTokenizerJson(): string {
+  const words = ['bass', 'fish', 'guitar', 'string', 'lake', 'a', 'is', 'the', 'music', '##s', 'of'];
+  const vocab: Record<string, number> = { '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3, '[MASK]': 4 };
+  for (const w of words) vocab[w] = Object.keys(vocab).length;
+  const special = (id: number, content: string) => ({
+    id,
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  });
+  return JSON.stringify({
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'].map((t, i) => special(i, t)),
+    normalizer: {
+      type: 'BertNormalizer',
+      clean_text: true,
+      handle_chinese_chars: true,
+      strip_accents: null,
+      lowercase: true,
+    },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [
+        { SpecialToken: { id: '[CLS]', type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: '[SEP]', type_id: 0 } },
+      ],
+      pair: [
+        { SpecialToken: { id: '[CLS]', type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: '[SEP]', type_id: 0 } },
+        { Sequence: { id: 'B', type_id: 1 } },
+        { SpecialToken: { id: '[SEP]', type_id: 1 } },
+      ],
+      special_tokens: {
+        '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] },
+        '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] },
+      },
+    },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: {
+      type: 'WordPiece',
+      unk_token: '[UNK]',
+      continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100,
+      vocab,
+    },
+  });
+}
+
+/** Exports a random 2-layer BERT (hidden 32) with @dv/train's ONNX exporter; returns the folder. */
+function tinyModelDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dv-onnx-'));
+  const config = parseEncoderConfig({
+    model_type: 'bert',
+    vocab_size: 16,
+    hidden_size: 32,
+    num_hidden_layers: 2,
+    num_attention_heads: 4,
+    intermediate_size: 48,
+    hidden_act: 'gelu',
+    max_position_embeddings: 64,
+    type_vocab_size: 2,
+    layer_norm_eps: 1e-12,
+    pad_token_id: 0,
+  });
+  const rng = createRng(3);
+  const weights = new Map<string, EncoderWeight>();
+  for (const [name, spec] of encoderWeightShapes(config)) {
+    const n = spec.shape.reduce((a, b) => a * b, 1);
+    const norm = spec.shape.length === 1 && name.includes('LayerNorm') && name.endsWith('.weight');
+    weights.set(name, {
+      shape: spec.shape,
+      data: Float32Array.from({ length: n }, () => (norm ? 1 : 0) + 0.2 * rng.normal()),
+    });
+  }
+  exportOnnx(join(dir, 'model.onnx'), { config, weights, pooling: 'cls', normalize: true });
+  writeFileSync(join(dir, 'tokenizer.json'), tinyTokenizerJson());
+  return dir;
+}
+
+const maxDiff = (a: Float32Array, b: Float32Array) =>
+  a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);
+
+describe('ONNX encoder (tiny model from the @dv/train exporter)', () => {
+  const dir = tinyModelDir();
+  const texts = ['bass fish', 'the bass guitar is a string music of the lake', 'unknownword'];
+
+  it('encodes normalised rows; padding in a batch changes nothing', async () => {
+    const e = await OnnxEncoder.fromDir(dir, { batchSize: 8 });
+    expect(e.dim).toBe(32);
+    expect(e.settings.pooling).toBe('model');
+    expect(e.settings.modelSha256).toMatch(/^[0-9a-f]{64}$/);
+    const batch = await e.encodeDocuments(texts);
+    for (let i = 0; i < texts.length; i++) {
+      const row = batch.subarray(i * 32, (i + 1) * 32);
+      expect(Math.hypot(...row)).toBeCloseTo(1, 5);
+      const alone = await e.encodeQueries([texts[i]!]);
+      expect(maxDiff(alone, row)).toBeLessThan(1e-5);
+    }
+    expect(maxDiff(batch.subarray(0, 32), batch.subarray(32, 64))).toBeGreaterThan(1e-3);
+    await e.close();
+  });
+
+  it('cls pooling of last_hidden_state equals the exported sentence_embedding', async () => {
+    const model = await OnnxEncoder.fromDir(dir);
+    const cls = await OnnxEncoder.fromDir(dir, { pooling: 'cls' });
+    expect(maxDiff(await model.encodeDocuments(texts), await cls.encodeDocuments(texts))).toBeLessThan(1e-5);
+    expect(cls.settings.pooling).toBe('cls');
+    const mean = await OnnxEncoder.fromDir(dir, { pooling: 'mean' });
+    expect(maxDiff(await model.encodeDocuments(texts), await mean.encodeDocuments(texts))).toBeGreaterThan(
+      1e-3,
+    );
+  });
+
+  it('caps inputs at the length the folder declares (longer texts are truncated, not refused)', async () => {
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ model_max_length: 32 }));
+    const e = await OnnxEncoder.fromDir(dir);
+    expect(e.settings.maxLength).toBe(32);
+    const long = Array.from({ length: 100 }, () => 'bass fish').join(' '); // ~200 tokens > 64 positions
+    const m = await e.encodeDocuments([long, 'bass']);
+    expect(Math.hypot(...m.subarray(0, 32))).toBeCloseTo(1, 5);
+    rmSync(join(dir, 'tokenizer_config.json'));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ model_type: 'xlm-roberta', max_position_embeddings: 66 }),
+    );
+    expect(modelMaxLength(dir)).toBe(64);
+    rmSync(join(dir, 'config.json'));
+    expect(modelMaxLength(dir)).toBe(512);
+  });
+
+  it('refuses a folder without a model', async () => {
+    await expect(OnnxEncoder.fromDir(mkdtempSync(join(tmpdir(), 'dv-empty-')))).rejects.toThrow(
+      /no model\.onnx/,
+    );
+  });
+});
+
+describe('ONNX encoder vs Hugging Face reference outputs (third-party fixture)', () => {
+  const fx = join(externalDataDir(), 'models', 'tiny-bert-uncased-wordpiece');
+  const present = existsSync(join(fx, 'model.safetensors'));
+  if (!present) console.warn(`skipping the HF reference check: ${fx} is absent`);
+
+  it.skipIf(!present)(
+    'real bert-base-uncased tokenizer + exported model match transformers (CLS and mean)',
+    async () => {
+      const expected = JSON.parse(readFileSync(join(fx, 'expected.json'), 'utf8')) as {
+        texts: string[];
+        tensors: Record<string, { shape: number[]; data: number[][] }>;
+      };
+      const config = parseEncoderConfig(JSON.parse(readFileSync(join(fx, 'config.json'), 'utf8')));
+      const weights = encoderWeightsFromSafetensors(readSafetensors(join(fx, 'model.safetensors')));
+      const dir = mkdtempSync(join(tmpdir(), 'dv-onnx-hf-'));
+      exportOnnx(join(dir, 'model.onnx'), { config, weights, pooling: 'cls', normalize: true });
+      const opts = { modelPath: join(dir, 'model.onnx'), tokenizerPath: join(fx, 'tokenizer.json') };
+      for (const [pooling, key] of [
+        ['model', 'cls_normalized_f32'],
+        ['mean', 'mean_normalized_f32'],
+      ] as const) {
+        const e = await OnnxEncoder.create({ ...opts, pooling });
+        const got = await e.encodeDocuments(expected.texts);
+        const want = Float32Array.from(expected.tensors[key]!.data.flat());
+        expect(maxDiff(got, want), key).toBeLessThan(1e-5);
+        await e.close();
+      }
+    },
+  );
+});

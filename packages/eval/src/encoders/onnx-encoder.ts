@@ -1,0 +1,217 @@
+/**
+ * Dense encoder for any Hugging Face-style ONNX export (optimum, sentence-transformers, or
+ * @dv/train's exporter) run by onnxruntime-node on the CPU, with the model's own
+ * `tokenizer.json` loaded by the `tokenizers` binding (the Rust library HF uses).
+ *
+ * Inputs fed: `input_ids`, `attention_mask`, and `token_type_ids` when the graph has it (all
+ * zeros), int64, padded to the longest text of each batch, truncated to `maxLength` tokens.
+ * Pooling: `model` uses the graph's `sentence_embedding` output (already pooled as exported);
+ * `cls` takes token 0 of `last_hidden_state`; `mean` averages it over non-padding tokens.
+ * Default: `model` when the graph has `sentence_embedding`, else `cls`. Rows are L2-normalised
+ * when `normalize` (default true), so inner product = cosine.
+ * `settings` pins the model and tokenizer by SHA-256, so cached embeddings follow the files.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { DataError, defaultFormatterSettings, type FormatterSettings, hashFile } from '@dv/core';
+import * as ort from 'onnxruntime-node';
+import { Tokenizer } from 'tokenizers';
+import { l2Normalize } from '../search/exact-top-k.js';
+import type { Encoder } from './encoder.js';
+
+export type OnnxPooling = 'model' | 'cls' | 'mean';
+
+export interface OnnxEncoderOptions {
+  modelPath: string;
+  tokenizerPath: string;
+  pooling?: OnnxPooling;
+  normalize?: boolean;
+  /** Tokens per text, special tokens included (default 512). */
+  maxLength?: number;
+  batchSize?: number;
+  /** onnxruntime intra-op threads (default: onnxruntime's choice). */
+  threads?: number;
+  formatter?: FormatterSettings;
+  name?: string;
+}
+
+function readJsonIfPresent(path: string): Record<string, unknown> | null {
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (err) {
+    throw new DataError(`not a JSON file: ${(err as Error).message}`, path);
+  }
+}
+
+/** The longest input a model folder declares (see `fromDir`), at most 512. */
+export function modelMaxLength(dir: string): number {
+  const tok = readJsonIfPresent(join(dir, 'tokenizer_config.json'));
+  const fromTokenizer = Number(tok?.model_max_length);
+  if (Number.isInteger(fromTokenizer) && fromTokenizer > 0) return Math.min(512, fromTokenizer);
+  const cfg = readJsonIfPresent(join(dir, 'config.json'));
+  const positions = Number(cfg?.max_position_embeddings);
+  if (Number.isInteger(positions) && positions > 0)
+    return Math.min(512, cfg?.model_type === 'xlm-roberta' ? positions - 2 : positions);
+  return 512;
+}
+
+export class OnnxEncoder implements Encoder {
+  readonly name: string;
+  readonly formatter: FormatterSettings;
+  readonly settings: Readonly<Record<string, unknown>>;
+
+  private constructor(
+    private readonly session: ort.InferenceSession,
+    private readonly tokenizer: Tokenizer,
+    readonly dim: number,
+    private readonly pooling: OnnxPooling,
+    private readonly options: OnnxEncoderOptions,
+    digests: { model: string; tokenizer: string },
+  ) {
+    this.name = options.name ?? `onnx:${basename(dirname(options.modelPath))}/${basename(options.modelPath)}`;
+    this.formatter = options.formatter ?? defaultFormatterSettings;
+    this.settings = {
+      backend: 'onnxruntime-node',
+      modelSha256: digests.model,
+      tokenizerSha256: digests.tokenizer,
+      pooling,
+      normalize: options.normalize ?? true,
+      maxLength: options.maxLength ?? 512,
+    };
+  }
+
+  static async create(options: OnnxEncoderOptions): Promise<OnnxEncoder> {
+    for (const p of [options.modelPath, options.tokenizerPath])
+      if (!existsSync(p)) throw new DataError('file not found', p);
+    const session = await ort.InferenceSession.create(options.modelPath, {
+      ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
+    });
+    for (const need of ['input_ids', 'attention_mask'])
+      if (!session.inputNames.includes(need))
+        throw new DataError(
+          `ONNX graph has no "${need}" input (inputs: ${session.inputNames.join(', ')})`,
+          options.modelPath,
+        );
+    const hasSentence = session.outputNames.includes('sentence_embedding');
+    const pooling = options.pooling ?? (hasSentence ? 'model' : 'cls');
+    if (pooling === 'model' && !hasSentence)
+      throw new DataError('pooling "model" needs a "sentence_embedding" output', options.modelPath);
+    let tokenizer: Tokenizer;
+    try {
+      tokenizer = Tokenizer.fromFile(options.tokenizerPath);
+    } catch (err) {
+      throw new DataError(`cannot load tokenizer: ${(err as Error).message}`, options.tokenizerPath);
+    }
+    tokenizer.setTruncation(options.maxLength ?? 512);
+    const padToken = ['[PAD]', '<pad>', '<|endoftext|>'].find((t) => tokenizer.tokenToId(t) !== null);
+    tokenizer.setPadding(padToken ? { padToken, padId: tokenizer.tokenToId(padToken)! } : {});
+    const digests = {
+      model: (await hashFile(options.modelPath)).sha256,
+      tokenizer: (await hashFile(options.tokenizerPath)).sha256,
+    };
+    const probe = new OnnxEncoder(session, tokenizer, 0, pooling, options, digests);
+    const dim = (await probe.run(['probe'])).length;
+    return new OnnxEncoder(session, tokenizer, dim, pooling, options, digests);
+  }
+
+  /**
+   * A model folder: `model.onnx` (or `onnx/model.onnx`) and `tokenizer.json`; pooling from a
+   * sentence-transformers `1_Pooling/config.json` when present and not given; `maxLength`, when
+   * not given, from `tokenizer_config.json` (`model_max_length`) or `config.json`
+   * (`max_position_embeddings`, minus the 2 offset positions of XLM-RoBERTa), capped at 512.
+   */
+  static async fromDir(dir: string, options: Partial<OnnxEncoderOptions> = {}): Promise<OnnxEncoder> {
+    const modelPath = [join(dir, 'model.onnx'), join(dir, 'onnx', 'model.onnx')].find((p) => existsSync(p));
+    if (!modelPath) throw new DataError('no model.onnx (or onnx/model.onnx) in the model folder', dir);
+    let pooling = options.pooling;
+    const st = join(dir, '1_Pooling', 'config.json');
+    if (!pooling && existsSync(st)) {
+      const c = JSON.parse(readFileSync(st, 'utf8')) as Record<string, boolean>;
+      pooling = c.pooling_mode_cls_token ? 'cls' : c.pooling_mode_mean_tokens ? 'mean' : undefined;
+    }
+    return OnnxEncoder.create({
+      ...options,
+      modelPath,
+      tokenizerPath: join(dir, 'tokenizer.json'),
+      pooling,
+      maxLength: options.maxLength ?? modelMaxLength(dir),
+    });
+  }
+
+  /** Pooled (and normalised) rows of one batch, concatenated. */
+  private async run(texts: readonly string[]): Promise<Float32Array> {
+    const enc = await this.tokenizer.encodeBatch([...texts]);
+    const b = enc.length;
+    const len = enc[0]?.getIds().length ?? 0;
+    const ids = new BigInt64Array(b * len);
+    const mask = new BigInt64Array(b * len);
+    enc.forEach((e, i) => {
+      const id = e.getIds();
+      const m = e.getAttentionMask();
+      for (let t = 0; t < len; t++) {
+        ids[i * len + t] = BigInt(id[t]!);
+        mask[i * len + t] = BigInt(m[t]!);
+      }
+    });
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor('int64', ids, [b, len]),
+      attention_mask: new ort.Tensor('int64', mask, [b, len]),
+    };
+    if (this.session.inputNames.includes('token_type_ids'))
+      feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(b * len), [b, len]);
+    let out: Float32Array;
+    let dim: number;
+    if (this.pooling === 'model') {
+      const r = await this.session.run(feeds, ['sentence_embedding']);
+      const t = r.sentence_embedding!;
+      dim = t.dims[1]!;
+      out = Float32Array.from(t.data as Float32Array);
+    } else {
+      const name = this.session.outputNames.includes('last_hidden_state')
+        ? 'last_hidden_state'
+        : this.session.outputNames[0]!;
+      const t = (await this.session.run(feeds, [name]))[name]!;
+      const [, seq, hidden] = t.dims as [number, number, number];
+      const h = t.data as Float32Array;
+      dim = hidden;
+      out = new Float32Array(b * hidden);
+      for (let i = 0; i < b; i++) {
+        if (this.pooling === 'cls') {
+          out.set(h.subarray(i * seq * hidden, i * seq * hidden + hidden), i * hidden);
+          continue;
+        }
+        let n = 0;
+        for (let s = 0; s < seq; s++) {
+          if (mask[i * len + s] === 0n) continue;
+          n++;
+          const base = (i * seq + s) * hidden;
+          for (let j = 0; j < hidden; j++) out[i * hidden + j]! += h[base + j]!;
+        }
+        for (let j = 0; j < hidden; j++) out[i * hidden + j]! /= Math.max(n, 1);
+      }
+    }
+    if (this.options.normalize ?? true) l2Normalize(out, dim);
+    return out;
+  }
+
+  private async matrix(texts: readonly string[]): Promise<Float32Array> {
+    const out = new Float32Array(texts.length * this.dim);
+    const size = this.options.batchSize ?? 32;
+    for (let s = 0; s < texts.length; s += size)
+      out.set(await this.run(texts.slice(s, s + size)), s * this.dim);
+    return out;
+  }
+
+  encodeQueries(texts: readonly string[]): Promise<Float32Array> {
+    return this.matrix(texts);
+  }
+
+  encodeDocuments(texts: readonly string[]): Promise<Float32Array> {
+    return this.matrix(texts);
+  }
+
+  async close(): Promise<void> {
+    await this.session.release();
+  }
+}

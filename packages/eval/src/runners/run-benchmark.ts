@@ -1,0 +1,141 @@
+/**
+ * Evaluates one ranker (a model) on one benchmark: for each InstructedSet, ranks every mode
+ * (rank-modes.ts), scores it with the benchmark's profile, and writes into `outDir`:
+ *   <dataset>/<mode>.run         TREC runs (tag = model name)
+ *   <dataset>.json               EvaluationResult (@dv/core schema)
+ *   <dataset>.mteb.json          the same scores in mteb's result layout (task_name,
+ *                                scores.test[0].main_score, evaluation_time)
+ *   summary.json                 all results + the benchmark average of each score
+ *   manifest.json                config, formatter, dataset revisions, timings, output digests
+ */
+import { join } from 'node:path';
+import { EvaluationResult, type InstructedSet, writeJsonAtomic, writeManifest, writeRun } from '@dv/core';
+import { plainMean } from '../metrics/followir-score.js';
+import type { Ranker } from '../search/ranker.js';
+import { type BenchmarkProfileName, benchmarkProfiles, type ScoreOptions } from './benchmark-profiles.js';
+import { rankModes } from './rank-modes.js';
+
+export interface RunBenchmarkOptions {
+  /** Benchmark name for results (e.g. `followir`, `mini`). */
+  benchmark: string;
+  profile: BenchmarkProfileName;
+  /** Scoring options (e.g. the InfoSearch metric variant). */
+  scoring?: ScoreOptions;
+  outDir: string;
+  /** Overrides the profile's retrieval depth. */
+  topK?: number;
+  /** Extra manifest fields. */
+  command?: string[];
+  config?: Record<string, unknown>;
+  /** Progress notes (one line per step). */
+  log?: (line: string) => void;
+}
+
+export interface BenchmarkSummary {
+  benchmark: string;
+  model: string;
+  results: EvaluationResult[];
+  /** Plain mean over datasets of every score they all report. */
+  average: Record<string, number>;
+  outDir: string;
+  manifest: string;
+}
+
+export async function runBenchmark(
+  sets: readonly InstructedSet[],
+  ranker: Ranker,
+  options: RunBenchmarkOptions,
+): Promise<BenchmarkSummary> {
+  const profile = benchmarkProfiles[options.profile];
+  const topK = options.topK ?? profile.topK;
+  const log = options.log ?? (() => {});
+  const outputs: string[] = [];
+  const results: EvaluationResult[] = [];
+  const timings: Record<string, number> = {};
+  const revisions: Record<string, string> = {};
+  const started = performance.now();
+  for (const set of sets) {
+    const t0 = performance.now();
+    if (profile.task === 'rerank' && !set.candidates)
+      throw new Error(`${set.name}: ${options.profile} reranks candidate lists, and this set has none`);
+    const runs = await rankModes(set, ranker, {
+      topK,
+      onMode: (mode, n) => log(`${set.name}: ranking ${n} queries (${mode})`),
+    });
+    for (const [mode, run] of Object.entries(runs)) {
+      const path = join(options.outDir, set.name, `${mode}.run`);
+      await writeRun(path, run!, ranker.name.replace(/\s+/g, '_'));
+      outputs.push(path);
+    }
+    const s = profile.score(set, runs, options.scoring);
+    const seconds = (performance.now() - t0) / 1000;
+    timings[set.name] = seconds;
+    if (set.origin) revisions[set.name] = set.revision ? `${set.origin}@${set.revision}` : set.origin;
+    const result = EvaluationResult.parse({
+      benchmark: options.benchmark,
+      dataset: set.name,
+      model: ranker.name,
+      split: 'test',
+      mainMetric: s.mainMetric,
+      mainScore: s.scores[s.mainMetric],
+      scores: s.scores,
+      perQuery: s.perQuery,
+      numQueries: s.numQueries,
+      evaluationTimeSeconds: seconds,
+      manifest: 'manifest.json',
+    });
+    results.push(result);
+    const resultPath = join(options.outDir, `${set.name}.json`);
+    await writeJsonAtomic(resultPath, result);
+    const mtebPath = join(options.outDir, `${set.name}.mteb.json`);
+    await writeJsonAtomic(mtebPath, {
+      task_name: set.name,
+      dataset_revision: set.revision ?? null,
+      evaluation_time: seconds,
+      scores: { test: [{ hf_subset: 'default', main_score: result.mainScore, ...s.scores }] },
+    });
+    outputs.push(resultPath, mtebPath);
+    log(
+      `${set.name}: ${s.mainMetric} ${(result.mainScore * 100).toFixed(2)} (x100) in ${seconds.toFixed(1)} s`,
+    );
+  }
+  const keys = results.length
+    ? Object.keys(results[0]!.scores).filter((k) => results.every((r) => k in r.scores))
+    : [];
+  const average = Object.fromEntries(keys.map((k) => [k, plainMean(results.map((r) => r.scores[k]!))]));
+  const summaryPath = join(options.outDir, 'summary.json');
+  await writeJsonAtomic(summaryPath, {
+    benchmark: options.benchmark,
+    model: ranker.name,
+    average,
+    datasets: results.map((r) => ({ dataset: r.dataset, mainMetric: r.mainMetric, scores: r.scores })),
+  });
+  outputs.push(summaryPath);
+  timings.total = (performance.now() - started) / 1000;
+  const manifest = await writeManifest(options.outDir, {
+    kind: 'eval-run',
+    command: options.command,
+    config: {
+      benchmark: options.benchmark,
+      profile: options.profile,
+      task: profile.task,
+      topK,
+      scoring: options.scoring ?? {},
+      model: ranker.name,
+      modelSettings: ranker.settings,
+      ...options.config,
+    },
+    formatter: ranker.formatter,
+    datasetRevisions: revisions,
+    timings,
+    outputs,
+  });
+  return {
+    benchmark: options.benchmark,
+    model: ranker.name,
+    results,
+    average,
+    outDir: options.outDir,
+    manifest,
+  };
+}

@@ -1,0 +1,346 @@
+/**
+ * The synthesis run engine: seeds in, one record per seed out, resumable and shardable.
+ *
+ * Per seed: prepare the task (content key) -> skip if the journal already holds its key (the
+ * cache; with `retryFailed`, `failed` records are redone) -> backend -> parse (an unparsable
+ * answer from a stochastic backend is asked again, up to `parseRetries`) -> guardrails ->
+ * verification (when a judge is given) -> one `SynthesisRecord` appended to `log.jsonl`
+ * (append-only, one write per record, secrets redacted). A `kill -9` loses at most the records
+ * in flight; the rerun redoes exactly those, so the outputs hold no duplicate and no lost seed.
+ *
+ * The cost cap and an endpoint that refuses the key (401/403) stop dispatching cleanly: nothing
+ * is recorded for the seeds not done, so a rerun picks them up.
+ *
+ * At the end (or when the cost cap stops dispatching) `finalizeRun` writes, atomically:
+ * `records.jsonl` (one record per seed, seed order), `failures.jsonl` (every record that is not
+ * accepted, with its reason), `original.jsonl` and `complement.jsonl` (the two views),
+ * `summary.json` and `manifest.json`.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  createProgress,
+  DataError,
+  type FormatterSettings,
+  JsonlAppender,
+  type Progress,
+  type ProgressMode,
+  readJsonl,
+  redactSecrets,
+  SeedExample,
+  SynthesisRecord,
+  secretValuesFromEnv,
+  type TokenUsage,
+} from '@dv/core';
+import {
+  BackendError,
+  CostCapReached,
+  type SynthesisBackend,
+  type SynthesisTask,
+} from './backends/synthesis-backend.js';
+import { finalizeRun, type RunSummary } from './finalize-run.js';
+import { checkGuardrails, type GuardrailOptions } from './guardrails.js';
+import { parseAnswer } from './parse-answer.js';
+import { inShard, prepareTask, type TaskSettings } from './synthesis-task.js';
+import type { UsageLedger } from './usage-ledger.js';
+import type { Judge } from './verify/judge.js';
+
+/** Thrown by a backend that has no answer for a task yet (batch import): the seed stays pending. */
+export class TaskPending extends Error {
+  override readonly name = 'TaskPending';
+}
+
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+export interface SynthesisRunOptions extends TaskSettings {
+  seedsPath: string;
+  outDir: string;
+  backend: SynthesisBackend;
+  judge?: Judge;
+  concurrency?: number;
+  shard?: Shard;
+  retryFailed?: boolean;
+  parseRetries?: number;
+  guardrails?: GuardrailOptions;
+  /** Process at most this many seeds of the shard (in file order). */
+  limit?: number;
+  ledger?: UsageLedger;
+  progressMode?: ProgressMode;
+  progressStream?: NodeJS.WritableStream;
+  formatter?: FormatterSettings;
+  /** Extra secret values to redact (e.g. an API key read from a variable with an unusual name). */
+  secrets?: string[];
+  /** Config recorded in the manifest. */
+  config?: unknown;
+  command?: string[];
+  signal?: AbortSignal;
+}
+
+export const LOG_FILE = 'log.jsonl';
+
+/** Transport failures that stop the run instead of failing one seed: the endpoint refuses the key. */
+const AUTH_REASONS = new Set(['http-401', 'http-403']);
+
+/** Reads a run's journal: the last record per key wins (a retried failure supersedes). */
+export async function readJournal(path: string): Promise<Map<string, SynthesisRecord>> {
+  const out = new Map<string, SynthesisRecord>();
+  if (!existsSync(path)) return out;
+  for await (const r of readJsonl(path, SynthesisRecord, { allowTruncatedTail: true })) out.set(r.key, r);
+  return out;
+}
+
+function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+/** Reads and validates the seeds once (fail fast before spending anything); returns the shard's ids. */
+async function scanSeeds(path: string, shard?: Shard, limit?: number): Promise<string[]> {
+  if (!existsSync(path)) throw new DataError('seed file not found', path);
+  const ids: string[] = [];
+  for await (const s of readJsonl(path, SeedExample, { uniqueBy: (r) => r.id })) {
+    if (!inShard(s.id, shard)) continue;
+    if (limit !== undefined && ids.length >= limit) break;
+    ids.push(s.id);
+  }
+  return ids;
+}
+
+export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> {
+  const started = performance.now();
+  const ids = new Set(await scanSeeds(o.seedsPath, o.shard, o.limit));
+  const logPath = join(o.outDir, LOG_FILE);
+  const journal = await readJournal(logPath);
+  const appender = new JsonlAppender(logPath, SynthesisRecord);
+  const secrets = [...new Set([...(o.secrets ?? []), ...secretValuesFromEnv()])].sort(
+    (a, b) => b.length - a.length,
+  );
+  const concurrency = Math.max(1, o.concurrency ?? 1);
+  const parseRetries = o.parseRetries ?? 2;
+  const counts = { accepted: 0, none: 0, rejected: 0, failed: 0, cached: 0, pending: 0 };
+  let stoppedBy: string | null = null;
+
+  const progress: Progress = createProgress({
+    label: 'synth',
+    total: ids.size,
+    unit: 'seeds',
+    ...(o.progressMode ? { mode: o.progressMode } : {}),
+    ...(o.progressStream ? { stream: o.progressStream } : {}),
+  });
+  const note = () => {
+    const cost = o.ledger ? ` $${o.ledger.costUsd.toFixed(4)} ${o.ledger.totalTokens} tok` : '';
+    return `acc ${counts.accepted} none ${counts.none} rej ${counts.rejected} fail ${counts.failed}${cost}`;
+  };
+
+  const write = (r: Omit<SynthesisRecord, 'createdAt'>) => {
+    const record = redactSecrets({ ...r, createdAt: new Date().toISOString() }, secrets);
+    appender.append(record);
+    journal.set(record.key, record);
+    counts[record.status]++;
+    progress.tick(1, note());
+  };
+
+  const base = (
+    task: SynthesisTask,
+    pr: { templateId: string; templateVersion: string; promptHash: string },
+  ) => ({
+    key: task.key,
+    seedId: task.seedId,
+    negativeDocid: task.target.docid,
+    backend: o.backend.name,
+    model: o.backend.model,
+    templateId: pr.templateId,
+    templateVersion: pr.templateVersion,
+    promptHash: pr.promptHash,
+  });
+
+  async function process(
+    task: SynthesisTask,
+    pr: { templateId: string; templateVersion: string; promptHash: string },
+  ) {
+    let usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    let attempts = 0;
+    let raw: string | null = null;
+    let lever: string | undefined;
+    let parsed = parseAnswer(null);
+    try {
+      for (let i = 0; i <= parseRetries; i++) {
+        const a = await o.backend.synthesize(task, o.signal);
+        usage = addUsage(usage, a.usage);
+        attempts += a.attempts;
+        raw = a.raw;
+        lever = a.lever;
+        parsed = parseAnswer(a.raw);
+        if (parsed.kind !== 'unparsable' || !o.backend.stochastic) break;
+      }
+    } catch (err) {
+      if (err instanceof CostCapReached) {
+        stoppedBy = 'cost-cap';
+        return;
+      }
+      if (err instanceof TaskPending) {
+        counts.pending++;
+        return;
+      }
+      const be = err instanceof BackendError ? err : undefined;
+      if (be && AUTH_REASONS.has(be.reason)) {
+        // every other request would be refused too: stop, record nothing, let a rerun continue
+        stoppedBy = `auth:${be.reason}`;
+        return;
+      }
+      write({
+        ...base(task, pr),
+        status: 'failed',
+        newInstruction: null,
+        reason: `backend:${be?.reason ?? 'error'}`,
+        raw: `error: ${(err as Error).message}`,
+        usage,
+        attempts: Math.max(1, attempts + (be?.attempts ?? 1)),
+      });
+      return;
+    }
+    const common = {
+      ...base(task, pr),
+      ...(raw !== null ? { raw } : {}),
+      ...(lever ? { lever } : {}),
+      usage,
+      attempts: Math.max(1, attempts),
+    };
+    if (parsed.kind === 'unparsable') {
+      write({ ...common, status: 'failed', newInstruction: null, reason: `unparsable:${parsed.reason}` });
+      return;
+    }
+    if (parsed.kind === 'none') {
+      write({ ...common, status: 'none', newInstruction: null, reason: 'none' });
+      return;
+    }
+    const g = checkGuardrails(
+      {
+        newInstruction: parsed.text,
+        originalInstruction: task.instruction.text,
+        query: task.query,
+        ...(parsed.query !== undefined ? { answeredQuery: parsed.query } : {}),
+        docids: [task.positive.docid, task.target.docid, ...task.otherNegatives.map((n) => n.docid)],
+      },
+      o.guardrails,
+    );
+    if (!g.ok) {
+      write({ ...common, status: 'rejected', newInstruction: parsed.text, reason: `guardrail:${g.reason}` });
+      return;
+    }
+    if (!o.judge) {
+      write({ ...common, status: 'accepted', newInstruction: parsed.text, reason: null });
+      return;
+    }
+    try {
+      const v = await o.judge.judge(
+        {
+          seedId: task.seedId,
+          query: task.query,
+          newInstruction: parsed.text,
+          positive: task.positive,
+          target: task.target,
+          otherNegatives: task.otherNegatives,
+        },
+        o.signal,
+      );
+      write({
+        ...common,
+        status: v.passed ? 'accepted' : 'rejected',
+        newInstruction: parsed.text,
+        reason: v.passed ? null : 'verification',
+        verification: v,
+      });
+    } catch (err) {
+      if (err instanceof CostCapReached) {
+        stoppedBy = 'cost-cap';
+        return;
+      }
+      const be = err instanceof BackendError ? err : undefined;
+      if (be && AUTH_REASONS.has(be.reason)) {
+        stoppedBy = `auth:${be.reason}`;
+        return;
+      }
+      write({
+        ...common,
+        status: 'failed',
+        newInstruction: parsed.text,
+        reason: `judge:${be?.reason ?? 'error'}`,
+      });
+    }
+  }
+
+  const running = new Set<Promise<void>>();
+  try {
+    for await (const seed of readJsonl(o.seedsPath, SeedExample)) {
+      if (stoppedBy || o.signal?.aborted) break;
+      if (!ids.has(seed.id)) continue;
+      const prepared = prepareTask(seed, o);
+      const prev = journal.get(prepared.ok ? prepared.task.key : prepared.key);
+      if (prev && !(o.retryFailed && prev.status === 'failed')) {
+        counts.cached++;
+        progress.tick(1, note());
+        continue;
+      }
+      if (!prepared.ok) {
+        write({
+          key: prepared.key,
+          seedId: prepared.seedId,
+          negativeDocid: '(none)',
+          status: 'failed',
+          newInstruction: null,
+          reason: prepared.reason,
+          backend: o.backend.name,
+          model: o.backend.model,
+          templateId: o.template.id,
+          templateVersion: o.template.version,
+          promptHash: '-',
+          usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+          attempts: 1,
+        });
+        continue;
+      }
+      const p = process(prepared.task, prepared.request).finally(() => running.delete(p));
+      running.add(p);
+      if (running.size >= concurrency) await Promise.race(running);
+    }
+    await Promise.all(running);
+  } finally {
+    appender.close();
+  }
+  const elapsed = progress.done(note());
+  return finalizeRun({
+    seedsPath: o.seedsPath,
+    outDir: o.outDir,
+    seedIds: ids,
+    journal,
+    keyFor: (seed) => {
+      const p = prepareTask(seed, o);
+      return p.ok ? p.task.key : p.key;
+    },
+    run: {
+      backend: o.backend.name,
+      model: o.backend.model,
+      templateId: o.template.id,
+      templateVersion: o.template.version,
+      ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+      ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
+      judge: o.judge?.name ?? null,
+      shard: o.shard ?? null,
+      cachedThisRun: counts.cached,
+      stoppedBy,
+      elapsedSeconds: elapsed,
+      wallSeconds: (performance.now() - started) / 1000,
+      usage: o.ledger?.snapshot() ?? null,
+    },
+    config: o.config,
+    command: o.command,
+    formatter: o.formatter,
+  });
+}

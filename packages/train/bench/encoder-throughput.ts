@@ -1,0 +1,197 @@
+/**
+ * Benchmark: encoder training throughput (forward + backward + AdamW update) of the tfjs
+ * `mini-bert` encoder on the selected backend, against the same model written in PyTorch
+ * (bench/torch_encoder.py), measured in the same run. Config A: 2 layers, hidden 128, seq 64;
+ * config B: 4 layers, hidden 256, seq 128; batch 32 sequences (16 queries + 16 documents,
+ * InfoNCE over in-batch negatives, tau 0.02), vocabulary 8,000, CLS pooling + L2 norm.
+ *
+ * Run: `pnpm -F @dv/train bench` (about 3 minutes). The PyTorch side uses
+ * `$DV_BENCH_PYTHON` or `<repo>/.venv-ref/bin/python` (torch from the local pip index); without
+ * it only the tfjs figures are printed. Rewrites the train section of docs/benchmarks.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRng } from '@dv/core';
+import {
+  applyAdamW,
+  createAdamWState,
+  createMiniEncoder,
+  infoNceLoss,
+  initBackend,
+  type Tensor,
+  tf,
+} from '../src/index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, '..', '..', '..');
+const threads = Number(process.env.TF_NUM_INTRAOP_THREADS ?? cpus().length);
+
+interface BenchConfig {
+  name: string;
+  layers: number;
+  hidden: number;
+  heads: number;
+  seq: number;
+  batch: number;
+  vocab: number;
+  warmup: number;
+  minSteps: number;
+  minSeconds: number;
+}
+
+const configs: BenchConfig[] = [
+  {
+    name: 'A',
+    layers: 2,
+    hidden: 128,
+    heads: 2,
+    seq: 64,
+    batch: 32,
+    vocab: 8000,
+    warmup: 3,
+    minSteps: 10,
+    minSeconds: 12,
+  },
+  {
+    name: 'B',
+    layers: 4,
+    hidden: 256,
+    heads: 4,
+    seq: 128,
+    batch: 32,
+    vocab: 8000,
+    warmup: 2,
+    minSteps: 5,
+    minSeconds: 20,
+  },
+];
+
+interface Result {
+  seconds: number;
+  steps: number;
+}
+
+function benchTfjs(c: BenchConfig): Result {
+  const encoder = createMiniEncoder('mini-bert', {
+    vocabSize: c.vocab,
+    seed: 0,
+    overrides: {
+      num_hidden_layers: c.layers,
+      hidden_size: c.hidden,
+      num_attention_heads: c.heads,
+      intermediate_size: 4 * c.hidden,
+      hidden_dropout_prob: 0,
+    },
+  });
+  const rng = createRng(0);
+  const ids = Array.from({ length: c.batch }, () =>
+    Array.from({ length: c.seq }, () => 5 + rng.int(c.vocab - 5)),
+  );
+  const inputs = {
+    inputIds: tf.tensor2d(ids, undefined, 'int32'),
+    attentionMask: tf.ones([c.batch, c.seq], 'int32'),
+  };
+  const half = c.batch / 2;
+  // +1 on the diagonal, -1 elsewhere: in-batch negatives.
+  const relations = tf.sub(tf.mul(tf.eye(half), 2), 1);
+  const names = encoder.trainableNames();
+  const vars = encoder.trainableVariables();
+  const state = createAdamWState();
+  const hyper = { weightDecay: 0.01, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 };
+  const step = () => {
+    const { value, grads } = tf.variableGrads(() => {
+      const e = encoder.embed(inputs, 'cls', true);
+      const [q, d] = tf.split(e, 2, 0) as [Tensor, Tensor];
+      return infoNceLoss(q, d, relations, { temperature: 0.02 });
+    }, vars);
+    applyAdamW(encoder.params, new Map(names.map((n, i) => [n, grads[vars[i]!.name]!])), state, 1e-4, hyper);
+    value.dataSync(); // wait for the step to finish
+    value.dispose();
+    for (const g of Object.values(grads)) g.dispose();
+  };
+  for (let i = 0; i < c.warmup; i++) step();
+  const start = performance.now();
+  let steps = 0;
+  while (steps < c.minSteps || performance.now() - start < c.minSeconds * 1000) {
+    step();
+    steps++;
+  }
+  const seconds = (performance.now() - start) / 1000;
+  encoder.dispose();
+  return { seconds, steps };
+}
+
+function benchTorch(c: BenchConfig, python: string): (Result & { torch: string }) | undefined {
+  const out = execFileSync(python, [join(here, 'torch_encoder.py'), JSON.stringify({ ...c, threads })], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return JSON.parse(out.trim().split('\n').pop()!);
+}
+
+const backend = await initBackend();
+const python = process.env.DV_BENCH_PYTHON ?? join(repo, '.venv-ref', 'bin', 'python');
+const havePython = existsSync(python);
+console.log(
+  `backend ${backend.tfjsBackend} (${backend.choice}${backend.tensorflowVersion ? ` TF ${backend.tensorflowVersion}` : ''}), ${threads} threads`,
+);
+const loadBefore = loadavg()[0]!.toFixed(1);
+const rows: string[] = [];
+let torchVersion = 'n/a';
+// The cores are shared: alternate the two sides for `rounds` rounds and keep each side's best,
+// so a burst of someone else's work does not decide the ratio.
+const rounds = 2;
+for (const c of configs) {
+  let mine: Result | undefined;
+  let ref: Result | undefined;
+  const seqs = (r: Result) => (r.steps * c.batch) / r.seconds;
+  for (let round = 0; round < rounds; round++) {
+    const m = benchTfjs(c);
+    if (!mine || seqs(m) > seqs(mine)) mine = m;
+    const t = havePython ? benchTorch(c, python) : undefined;
+    if (t) {
+      torchVersion = t.torch;
+      if (!ref || seqs(t) > seqs(ref)) ref = t;
+    }
+  }
+  const ratio = ref ? (seqs(mine!) / seqs(ref)).toFixed(2) : 'n/a';
+  const fmt = (r: Result | undefined) =>
+    r
+      ? `${seqs(r).toFixed(1)} seq/s, ${Math.round(seqs(r) * c.seq).toLocaleString('en-US')} tok/s`
+      : 'not run';
+  console.log(`config ${c.name}: tfjs ${fmt(mine)} | PyTorch ${fmt(ref)} | ratio ${ratio}x`);
+  rows.push(
+    `| ${c.name} | ${c.layers} / ${c.hidden} / ${c.seq} | ${fmt(mine)} | ${fmt(ref)} | **${ratio}x** |`,
+  );
+}
+
+const section = `<!-- bench:train:start -->
+## @dv/train: encoder training throughput
+
+Training step = forward + backward + AdamW update of the \`mini-bert\` encoder (post-LN BERT,
+exact GELU), batch 32 sequences (16 queries + 16 documents, InfoNCE over in-batch negatives,
+tau 0.02, CLS + L2 norm), vocabulary 8,000, no padding. Reference: the same model written in
+PyTorch (\`packages/train/bench/torch_encoder.py\`), measured in the same run with the same
+thread count, alternating the two sides over ${rounds} rounds and keeping each side's best.
+Ratio = tfjs / PyTorch sequences per second (> 1: tfjs faster).
+
+| config | layers / hidden / seq | tfjs (${backend.choice}${backend.tensorflowVersion ? `, TF ${backend.tensorflowVersion}` : ''}) | PyTorch ${torchVersion} | ratio |
+| --- | --- | --- | --- | --- |
+${rows.join('\n')}
+
+Measured ${new Date().toISOString().slice(0, 10)} on the project's machine kind (${cpus().length} cores, ${threads} threads each side,
+OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'not set'}, 1-minute load average
+${loadBefore} before and ${loadavg()[0]!.toFixed(1)} after: other engineers' jobs shared the cores, which slows both sides
+and PyTorch's spinning OpenMP threads more, so read the ratio as indicative). Command: \`pnpm -F @dv/train bench\` (PyTorch
+from \`python3 -m venv .venv-ref && .venv-ref/bin/pip install torch\`, local index).
+<!-- bench:train:end -->`;
+
+const doc = join(repo, 'docs', 'benchmarks.md');
+const text = readFileSync(doc, 'utf8');
+const re = /<!-- bench:train:start -->[\s\S]*?<!-- bench:train:end -->/;
+if (!re.test(text)) throw new Error('docs/benchmarks.md has no bench:train markers');
+writeFileSync(doc, text.replace(re, section));
+console.log(`wrote ${doc}`);

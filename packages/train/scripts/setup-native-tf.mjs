@@ -1,0 +1,227 @@
+#!/usr/bin/env node
+// Install-time set-up of the native TensorFlow backend for @tensorflow/tfjs-node (run by the
+// workspace's `postinstall`). tfjs-node's own installer downloads libtensorflow 2.9.1 from a
+// host many machines cannot reach, so its install script is blocked (pnpm `allowBuilds: false`)
+// and this script builds the binding against the TensorFlow 2.21 C library taken from the
+// `tensorflow-cpu==2.21.0` pip wheel (recipe: ENVIRONMENT.md, "Native TensorFlow for tfjs-node").
+//
+// - Idempotent: a stamp in the package's deps/ folder makes a repeated run a no-op.
+// - Cached outside the repo: extracted libraries and the compiled binding live in
+//   $DV_CACHE_DIR or ~/.cache/dv/tensorflow-2.21.0, so a fresh node_modules needs links only.
+// - Never fails the install: anything missing (pip, the wheel, a compiler) prints one line and
+//   @dv/train falls back to wasm/cpu at run time. `DV_TF_SETUP=skip` turns the step off.
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const TF_VERSION = '2.21.0';
+const WHEEL = `tensorflow-cpu==${TF_VERSION}`;
+const trainDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const started = Date.now();
+const log = (msg) => console.log(`dv native TensorFlow: ${msg}`);
+const secs = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+
+class SetupSkipped extends Error {}
+
+function cacheDir() {
+  const base =
+    process.env.DV_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'dv');
+  return join(base, `tensorflow-${TF_VERSION}`);
+}
+
+/** The N-API version node-pre-gyp builds for: the highest the package lists that Node supports. */
+function napiVersion(pkg) {
+  const own = Number(process.versions.napi);
+  const ok = pkg.binary.napi_versions.filter((v) => v <= own);
+  if (ok.length === 0) throw new SetupSkipped(`Node's N-API ${own} is older than tfjs-node supports`);
+  return Math.max(...ok);
+}
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
+  if (r.error) throw new SetupSkipped(`${cmd} not available (${r.error.code ?? r.error.message})`);
+  if (r.status !== 0) {
+    const lines = `${r.stderr ?? ''}${r.stdout ?? ''}`.trim().split('\n');
+    const errors = lines.filter((l) => /^(ERROR|error)\b/.test(l.trim()));
+    const tail = (errors.length ? errors.slice(-1) : lines.slice(-2)).join(' | ').slice(0, 300);
+    throw new SetupSkipped(`${cmd} ${args.slice(0, 3).join(' ')} failed: ${tail}`);
+  }
+  return r.stdout;
+}
+
+/** Downloads the wheel with pip and extracts the C library and headers into `dir` (atomically). */
+function extractTensorFlow(dir) {
+  const python = ['python3', 'python'].find((p) => spawnSync(p, ['-m', 'pip', '--version']).status === 0);
+  if (!python) throw new SetupSkipped('no python3 with pip to fetch the tensorflow-cpu wheel');
+  const work = mkdtempSync(join(tmpdir(), 'dv-tf-'));
+  try {
+    log(`fetching the ${WHEEL} wheel with pip (first run only; ~270 MB)...`);
+    run(python, [
+      '-m',
+      'pip',
+      'download',
+      '--no-deps',
+      '--only-binary=:all:',
+      '--disable-pip-version-check',
+      '-q',
+      '-d',
+      work,
+      WHEEL,
+    ]);
+    const wheel = readdirSync(work).find((f) => f.endsWith('.whl'));
+    if (!wheel) throw new SetupSkipped(`pip found no ${WHEEL} wheel for this platform`);
+    const staging = `${dir}.tmp-${process.pid}`;
+    rmSync(staging, { recursive: true, force: true });
+    // Python's zipfile is there whenever pip is; it keeps this script free of an unzip dependency.
+    const extract = `
+import sys, zipfile, os, shutil
+whl, out = sys.argv[1], sys.argv[2]
+inc = ('tensorflow/include/tensorflow/c/', 'tensorflow/include/xla/tsl/c/')
+ctstr = ('tensorflow/include/tensorflow/core/platform/ctstring', 'tensorflow/include/tsl/platform/ctstring')
+libs = ('tensorflow/libtensorflow_cc.so.2', 'tensorflow/libtensorflow_framework.so.2')
+with zipfile.ZipFile(whl) as z:
+    for n in z.namelist():
+        if n.endswith('/'): continue
+        if n in libs: dest = os.path.join(out, 'lib', os.path.basename(n))
+        elif n.startswith(inc) or n.startswith(ctstr): dest = os.path.join(out, 'include', n[len('tensorflow/include/'):])
+        else: continue
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        with z.open(n) as src, open(dest, 'wb') as dst: shutil.copyfileobj(src, dst, 1 << 20)
+`;
+    run(python, ['-c', extract, join(work, wheel), staging]);
+    for (const lib of ['libtensorflow_cc.so.2', 'libtensorflow_framework.so.2'])
+      if (!existsSync(join(staging, 'lib', lib))) throw new SetupSkipped(`the wheel has no ${lib}`);
+    // The binding links -ltensorflow / -ltensorflow_framework; the C and eager APIs are in _cc.
+    const links = {
+      'libtensorflow.so': 'libtensorflow_cc.so.2',
+      'libtensorflow.so.2': 'libtensorflow_cc.so.2',
+      'libtensorflow.so.2.9.1': 'libtensorflow_cc.so.2',
+      'libtensorflow_framework.so': 'libtensorflow_framework.so.2',
+      'libtensorflow_framework.so.2.9.1': 'libtensorflow_framework.so.2',
+    };
+    for (const [name, target] of Object.entries(links)) symlinkSync(target, join(staging, 'lib', name));
+    writeFileSync(
+      join(staging, 'SOURCE.txt'),
+      `Extracted from ${wheel} by @dv/train's setup-native-tf.mjs\n`,
+    );
+    mkdirSync(dirname(dir), { recursive: true });
+    try {
+      renameSync(staging, dir);
+    } catch (err) {
+      // Another install finished first: keep its copy.
+      rmSync(staging, { recursive: true, force: true });
+      if (!existsSync(join(dir, 'lib', 'libtensorflow_cc.so.2'))) throw err;
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function nodedir() {
+  if (process.env.npm_config_nodedir) return process.env.npm_config_nodedir;
+  try {
+    const d = execFileSync('npm', ['config', 'get', 'nodedir'], { encoding: 'utf8' }).trim();
+    if (d && d !== 'undefined' && d !== 'null') return d;
+  } catch {}
+  // Node's headers next to the executable (a tarball install, Debian's nodejs-dev, nvm).
+  const local = join(dirname(process.execPath), '..');
+  if (existsSync(join(local, 'include', 'node', 'node_api.h'))) return local;
+  throw new SetupSkipped("Node's headers not found (set npm's nodedir); node-gyp would try to download them");
+}
+
+/** Compiles tfjs_binding.node in the package folder with node-pre-gyp (no package.json edits). */
+function buildBinding(pkgDir) {
+  const gyp = join(pkgDir, 'node_modules', '.bin', 'node-pre-gyp');
+  if (!existsSync(gyp)) throw new SetupSkipped('node-pre-gyp is missing from tfjs-node');
+  log('compiling the tfjs-node binding against TensorFlow 2.21 (first run only)...');
+  run(gyp, ['install', '--build-from-source'], {
+    cwd: pkgDir,
+    env: {
+      ...process.env,
+      PATH: `${join(pkgDir, 'node_modules', '.bin')}${delimiter}${process.env.PATH}`,
+      npm_config_nodedir: nodedir(),
+    },
+  });
+}
+
+/** Loads the package in a child process and returns TF's version, or throws why not. */
+function probe(pkgDir) {
+  const code = `const tf=require(${JSON.stringify(pkgDir)});process.stdout.write(tf.getBackend()+' '+tf.backend().binding.TF_Version)`;
+  const out = run(process.execPath, ['-e', code]).trim().split('\n').pop();
+  const [backend, version] = out.split(' ');
+  if (backend !== 'tensorflow') throw new SetupSkipped(`tfjs-node loaded backend '${backend}'`);
+  return version;
+}
+
+function setup() {
+  if (process.env.DV_TF_SETUP === 'skip') throw new SetupSkipped('DV_TF_SETUP=skip');
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    throw new SetupSkipped(`automatic set-up covers linux-x64 only, not ${process.platform}-${process.arch}`);
+  const link = join(trainDir, 'node_modules', '@tensorflow', 'tfjs-node');
+  if (!existsSync(link))
+    throw new SetupSkipped('@tensorflow/tfjs-node (optional dependency) is not installed');
+  const pkgDir = realpathSync(link);
+  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  const napi = napiVersion(pkg);
+  const bindingRel = join('lib', `napi-v${napi}`, 'tfjs_binding.node');
+  const cache = cacheDir();
+  const key = `tfjs-node-${pkg.version}-napi${napi}-tf${TF_VERSION}-${process.platform}-${process.arch}`;
+  const stampFile = join(pkgDir, 'deps', '.dv-setup');
+  if (
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8') === key &&
+    existsSync(join(pkgDir, bindingRel)) &&
+    existsSync(join(pkgDir, 'deps', 'lib', 'libtensorflow_cc.so.2')) // false once the cache is deleted
+  ) {
+    log(`ready (TensorFlow ${TF_VERSION}, already set up; ${secs()})`);
+    return;
+  }
+  if (!existsSync(join(cache, 'lib', 'libtensorflow_cc.so.2'))) extractTensorFlow(cache);
+
+  // Step 4 of the recipe: deps/include -> cache, each library linked into deps/lib.
+  const deps = join(pkgDir, 'deps');
+  rmSync(deps, { recursive: true, force: true });
+  mkdirSync(join(deps, 'lib'), { recursive: true });
+  symlinkSync(join(cache, 'include'), join(deps, 'include'));
+  for (const f of readdirSync(join(cache, 'lib'))) symlinkSync(join(cache, 'lib', f), join(deps, 'lib', f));
+
+  const cachedBinding = join(cache, 'bindings', key, 'tfjs_binding.node');
+  if (existsSync(cachedBinding)) {
+    mkdirSync(dirname(join(pkgDir, bindingRel)), { recursive: true });
+    copyFileSync(cachedBinding, join(pkgDir, bindingRel));
+  } else {
+    buildBinding(pkgDir);
+    if (!existsSync(join(pkgDir, bindingRel))) throw new SetupSkipped(`the build left no ${bindingRel}`);
+    mkdirSync(dirname(cachedBinding), { recursive: true });
+    const tmp = `${cachedBinding}.tmp-${process.pid}`;
+    copyFileSync(join(pkgDir, bindingRel), tmp);
+    renameSync(tmp, cachedBinding);
+  }
+  const version = probe(pkgDir);
+  writeFileSync(stampFile, key);
+  log(`ready: backend 'tensorflow', TensorFlow ${version} (libraries in ${cache}; ${secs()})`);
+}
+
+try {
+  setup();
+} catch (err) {
+  const why = err instanceof SetupSkipped ? err.message : (err?.message ?? String(err)).split('\n')[0];
+  log(
+    `not available (${why}); @dv/train will fall back to wasm/cpu (slower). Retry: node packages/train/scripts/setup-native-tf.mjs`,
+  );
+}
+process.exitCode = 0;

@@ -1,0 +1,232 @@
+/**
+ * The three encoder architectures of the paper's backbones, as tfjs forward passes over
+ * Hugging Face parameter names (without the base-model prefix). Each mirrors the reference
+ * PyTorch module in eval mode; dropout is applied only when a `dropout` function is passed.
+ *
+ * - `bert` (transformers BertModel): word + absolute position (0..T-1) + token-type
+ *   embeddings, LayerNorm; post-LN layers: self-attention, dense, residual + LayerNorm,
+ *   FFN act(x W1 + b1) W2 + b2, residual + LayerNorm. Pooler tanh(W h[:,0] + b).
+ * - `xlm-roberta` (XLMRobertaModel): as BERT, but position ids are offset by the padding id:
+ *   `cumsum(ids != pad) * (ids != pad) + pad` (transformers `create_position_ids_from_input_ids`).
+ * - `new` (Alibaba gte NewModel, Alibaba-NLP/new-impl modeling.py): word (+ token type 0)
+ *   embeddings and LayerNorm, no position table; rotary embeddings on Q and K
+ *   (`q cos + rotate_half(q) sin`, positions 0..T-1) with NTK scaling
+ *   inv_freq = 1/((theta f)^(2i/d)) / f^(2/d); packed QKV [Q|K|V]; `o_proj`; post-LN `attn_ln`;
+ *   gated FFN `down(act(gate) * up)` with `[up | gate] = x W^T` (no bias); post-LN `mlp_ln`.
+ */
+import type { Tensor } from '@tensorflow/tfjs';
+import { tf } from '../backend/tf.js';
+import type { EncoderConfig, EncoderModelType } from '../export/index.js';
+import { ropeInverseFrequencies } from '../export/index.js';
+import {
+  activations,
+  attention,
+  attentionMaskBias,
+  embeddingLookup,
+  layerNorm,
+  linear,
+  mergeHeads,
+  splitHeads,
+} from '../internal/tf-layers.js';
+
+export interface ParameterSpec {
+  shape: number[];
+  /** How a fresh model initialises it (BERT's scheme: N(0, initializer_range), LayerNorm 1/0). */
+  init: 'normal' | 'ones' | 'zeros';
+  /** Not reached by the sentence embedding (the BERT pooler): kept and exported, not trained. */
+  trainable?: boolean;
+}
+
+export interface ForwardInputs {
+  inputIds: Tensor;
+  attentionMask: Tensor;
+  tokenTypeIds?: Tensor;
+}
+
+export type Params = (name: string) => Tensor;
+export type Dropout = (x: Tensor) => Tensor;
+
+export interface Architecture {
+  parameters(config: EncoderConfig): Record<string, ParameterSpec>;
+  /** Last hidden state [B, T, H]. */
+  forward(config: EncoderConfig, p: Params, inputs: ForwardInputs, dropout: Dropout): Tensor;
+}
+
+const ln = (h: number): Record<string, ParameterSpec> => ({
+  weight: { shape: [h], init: 'ones' },
+  bias: { shape: [h], init: 'zeros' },
+});
+const dense = (out: number, inp: number, bias = true): Record<string, ParameterSpec> => ({
+  weight: { shape: [out, inp], init: 'normal' },
+  ...(bias ? { bias: { shape: [out], init: 'zeros' } } : {}),
+});
+function prefixed(prefix: string, specs: Record<string, ParameterSpec>): Record<string, ParameterSpec> {
+  return Object.fromEntries(Object.entries(specs).map(([k, v]) => [`${prefix}.${k}`, v]));
+}
+
+function bertParameters(c: EncoderConfig): Record<string, ParameterSpec> {
+  const h = c.hidden_size;
+  const out: Record<string, ParameterSpec> = {
+    'embeddings.word_embeddings.weight': { shape: [c.vocab_size, h], init: 'normal' },
+    'embeddings.position_embeddings.weight': { shape: [c.max_position_embeddings, h], init: 'normal' },
+    'embeddings.token_type_embeddings.weight': { shape: [c.type_vocab_size, h], init: 'normal' },
+    ...prefixed('embeddings.LayerNorm', ln(h)),
+  };
+  for (let i = 0; i < c.num_hidden_layers; i++) {
+    const p = `encoder.layer.${i}`;
+    Object.assign(
+      out,
+      prefixed(`${p}.attention.self.query`, dense(h, h)),
+      prefixed(`${p}.attention.self.key`, dense(h, h)),
+      prefixed(`${p}.attention.self.value`, dense(h, h)),
+      prefixed(`${p}.attention.output.dense`, dense(h, h)),
+      prefixed(`${p}.attention.output.LayerNorm`, ln(h)),
+      prefixed(`${p}.intermediate.dense`, dense(c.intermediate_size, h)),
+      prefixed(`${p}.output.dense`, dense(h, c.intermediate_size)),
+      prefixed(`${p}.output.LayerNorm`, ln(h)),
+    );
+  }
+  out['pooler.dense.weight'] = { shape: [h, h], init: 'normal', trainable: false };
+  out['pooler.dense.bias'] = { shape: [h], init: 'zeros', trainable: false };
+  return out;
+}
+
+function positionIds(c: EncoderConfig, inputIds: Tensor): Tensor {
+  const [b, t] = inputIds.shape as [number, number];
+  if (c.model_type === 'xlm-roberta') {
+    const notPad = tf.cast(tf.notEqual(inputIds, c.pad_token_id), 'float32');
+    return tf.cast(tf.add(tf.mul(tf.cumsum(notPad, 1), notPad), c.pad_token_id), 'int32');
+  }
+  return tf.tile(tf.range(0, t, 1, 'int32').reshape([1, t]), [b, 1]);
+}
+
+function bertForward(c: EncoderConfig, p: Params, inp: ForwardInputs, dropout: Dropout): Tensor {
+  const types = inp.tokenTypeIds ?? tf.zerosLike(inp.inputIds);
+  let x = tf.add(
+    tf.add(
+      embeddingLookup(p('embeddings.word_embeddings.weight'), inp.inputIds),
+      embeddingLookup(p('embeddings.position_embeddings.weight'), positionIds(c, inp.inputIds)),
+    ),
+    embeddingLookup(p('embeddings.token_type_embeddings.weight'), types),
+  );
+  x = dropout(
+    layerNorm(x, p('embeddings.LayerNorm.weight'), p('embeddings.LayerNorm.bias'), c.layer_norm_eps),
+  );
+  const bias = attentionMaskBias(inp.attentionMask);
+  const act = activations[c.hidden_act];
+  const heads = c.num_attention_heads;
+  for (let i = 0; i < c.num_hidden_layers; i++) {
+    const l = (n: string) => p(`encoder.layer.${i}.${n}`);
+    const proj = (n: string) =>
+      splitHeads(linear(x, l(`attention.self.${n}.weight`), l(`attention.self.${n}.bias`)), heads);
+    const ctx = mergeHeads(attention(proj('query'), proj('key'), proj('value'), bias));
+    const a = dropout(linear(ctx, l('attention.output.dense.weight'), l('attention.output.dense.bias')));
+    const x1 = layerNorm(
+      tf.add(a, x),
+      l('attention.output.LayerNorm.weight'),
+      l('attention.output.LayerNorm.bias'),
+      c.layer_norm_eps,
+    );
+    const inter = act(linear(x1, l('intermediate.dense.weight'), l('intermediate.dense.bias')));
+    const out = dropout(linear(inter, l('output.dense.weight'), l('output.dense.bias')));
+    x = layerNorm(
+      tf.add(out, x1),
+      l('output.LayerNorm.weight'),
+      l('output.LayerNorm.bias'),
+      c.layer_norm_eps,
+    );
+  }
+  return x;
+}
+
+function gteParameters(c: EncoderConfig): Record<string, ParameterSpec> {
+  const h = c.hidden_size;
+  const I = c.intermediate_size;
+  const out: Record<string, ParameterSpec> = {
+    'embeddings.word_embeddings.weight': { shape: [c.vocab_size, h], init: 'normal' },
+    ...(c.type_vocab_size > 0
+      ? { 'embeddings.token_type_embeddings.weight': { shape: [c.type_vocab_size, h], init: 'normal' } }
+      : {}),
+    ...prefixed('embeddings.LayerNorm', ln(h)),
+  };
+  for (let i = 0; i < c.num_hidden_layers; i++) {
+    const p = `encoder.layer.${i}`;
+    Object.assign(
+      out,
+      prefixed(`${p}.attention.qkv_proj`, dense(3 * h, h)),
+      prefixed(`${p}.attention.o_proj`, dense(h, h)),
+      prefixed(`${p}.attn_ln`, ln(h)),
+      prefixed(`${p}.mlp.up_gate_proj`, dense(2 * I, h, false)),
+      prefixed(`${p}.mlp.down_proj`, dense(h, I)),
+      prefixed(`${p}.mlp_ln`, ln(h)),
+    );
+  }
+  return out;
+}
+
+/** cos and sin tables [1, 1, T, d] for positions 0..T-1, in float32 as transformers computes them. */
+function ropeTables(c: EncoderConfig, t: number): { cos: Tensor; sin: Tensor } {
+  if (c.model_type !== 'new') throw new Error('rope tables are for model_type new');
+  const d = c.hidden_size / c.num_attention_heads;
+  const inv = ropeInverseFrequencies(d, c.rope_theta, c.rope_scaling);
+  const cos = new Float32Array(t * d);
+  const sin = new Float32Array(t * d);
+  for (let pos = 0; pos < t; pos++)
+    for (let i = 0; i < d / 2; i++) {
+      const f = Math.fround(pos * inv[i]!);
+      for (const j of [i, i + d / 2]) {
+        cos[pos * d + j] = Math.cos(f);
+        sin[pos * d + j] = Math.sin(f);
+      }
+    }
+  return { cos: tf.tensor4d(cos, [1, 1, t, d]), sin: tf.tensor4d(sin, [1, 1, t, d]) };
+}
+
+/** q cos + rotate_half(q) sin on [B, heads, T, d]; rotate_half(x) = [-x2, x1]. */
+function applyRope(x: Tensor, cos: Tensor, sin: Tensor): Tensor {
+  const d = x.shape[3]!;
+  const [x1, x2] = tf.split(x, [d / 2, d / 2], 3);
+  return tf.add(tf.mul(x, cos), tf.mul(tf.concat([tf.neg(x2!), x1!], 3), sin));
+}
+
+function gteForward(c: EncoderConfig, p: Params, inp: ForwardInputs, dropout: Dropout): Tensor {
+  const h = c.hidden_size;
+  const I = c.intermediate_size;
+  const heads = c.num_attention_heads;
+  let x = embeddingLookup(p('embeddings.word_embeddings.weight'), inp.inputIds);
+  if (c.type_vocab_size > 0) {
+    const types = inp.tokenTypeIds ?? tf.zerosLike(inp.inputIds);
+    x = tf.add(x, embeddingLookup(p('embeddings.token_type_embeddings.weight'), types));
+  }
+  x = dropout(
+    layerNorm(x, p('embeddings.LayerNorm.weight'), p('embeddings.LayerNorm.bias'), c.layer_norm_eps),
+  );
+  const bias = attentionMaskBias(inp.attentionMask);
+  const { cos, sin } = ropeTables(c, inp.inputIds.shape[1]!);
+  const act = activations[c.hidden_act];
+  for (let i = 0; i < c.num_hidden_layers; i++) {
+    const l = (n: string) => p(`encoder.layer.${i}.${n}`);
+    const qkv = linear(x, l('attention.qkv_proj.weight'), l('attention.qkv_proj.bias'));
+    const [q, k, v] = tf.split(qkv, [h, h, h], 2);
+    const ctx = mergeHeads(
+      attention(
+        applyRope(splitHeads(q!, heads), cos, sin),
+        applyRope(splitHeads(k!, heads), cos, sin),
+        splitHeads(v!, heads),
+        bias,
+      ),
+    );
+    const a = dropout(linear(ctx, l('attention.o_proj.weight'), l('attention.o_proj.bias')));
+    const x1 = layerNorm(tf.add(x, a), l('attn_ln.weight'), l('attn_ln.bias'), c.layer_norm_eps);
+    const [up, gate] = tf.split(linear(x1, l('mlp.up_gate_proj.weight')), [I, I], 2);
+    const down = dropout(linear(tf.mul(act(gate!), up!), l('mlp.down_proj.weight'), l('mlp.down_proj.bias')));
+    x = layerNorm(tf.add(x1, down), l('mlp_ln.weight'), l('mlp_ln.bias'), c.layer_norm_eps);
+  }
+  return x;
+}
+
+export const architectures = Object.freeze({
+  bert: { parameters: bertParameters, forward: bertForward },
+  'xlm-roberta': { parameters: bertParameters, forward: bertForward },
+  new: { parameters: gteParameters, forward: gteForward },
+} as const satisfies Record<EncoderModelType, Architecture>);

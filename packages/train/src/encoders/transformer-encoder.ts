@@ -1,0 +1,154 @@
+/**
+ * A trainable tfjs encoder with Hugging Face weights: loads `config.json` + `model.safetensors`
+ * (BERT, XLM-RoBERTa, gte NewModel; see architectures.ts), runs the forward pass, pools
+ * sentence embeddings and hands its weights back in the exporters' format (`EncoderWeights`:
+ * HF names without the base-model prefix, torch layouts).
+ *
+ * Parameters are tf.Variables named by their HF names; tensors in the checkpoint that the
+ * architecture does not use (a task head such as gte's `classifier.*`) are kept as `extras` and
+ * returned by `toWeights()` so an export round-trips them. Call `dispose()` when done.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataError, type Rng } from '@dv/core';
+import type { Tensor, Variable } from '@tensorflow/tfjs';
+import { tf } from '../backend/tf.js';
+import {
+  type EncoderConfig,
+  type EncoderWeight,
+  type EncoderWeights,
+  encoderWeightsFromSafetensors,
+  parseEncoderConfig,
+  requireWeight,
+} from '../export/index.js';
+import { readSafetensors } from '../safetensors/index.js';
+import { architectures, type ForwardInputs, type ParameterSpec } from './architectures.js';
+import { type Pooling, pool, poolCls } from './pooling.js';
+
+export interface EncoderBatch {
+  inputIds: number[][];
+  attentionMask: number[][];
+  tokenTypeIds?: number[][];
+}
+
+export interface ForwardOptions {
+  /** Dropout with `config.hidden_dropout_prob` when set; masks are drawn from `rng`. */
+  training?: { rng: Rng };
+}
+
+export class TransformerEncoder {
+  readonly params: ReadonlyMap<string, Variable>;
+  readonly extras: ReadonlyMap<string, EncoderWeight>;
+
+  private constructor(
+    readonly config: EncoderConfig,
+    params: Map<string, Variable>,
+    extras: Map<string, EncoderWeight>,
+  ) {
+    this.params = params;
+    this.extras = extras;
+  }
+
+  /** Parameter names and shapes this config needs. */
+  static parameterSpecs(config: EncoderConfig): Record<string, ParameterSpec> {
+    return architectures[config.model_type].parameters(config);
+  }
+
+  /** From a parsed config and weights; a missing or misshapen weight is a `DataError`. */
+  static fromWeights(configJson: unknown, weights: EncoderWeights, source = 'weights'): TransformerEncoder {
+    const config = parseEncoderConfig(configJson, source);
+    const specs = TransformerEncoder.parameterSpecs(config);
+    const params = new Map<string, Variable>();
+    try {
+      for (const [name, spec] of Object.entries(specs)) {
+        if (spec.trainable === false && !weights.has(name)) continue; // e.g. a model saved without pooler
+        const data = requireWeight(weights, name, spec.shape);
+        // tfjs variable names are process-global, so variables stay anonymous; the map names them.
+        params.set(name, tf.variable(tf.tensor(data, spec.shape, 'float32'), spec.trainable !== false));
+      }
+    } catch (err) {
+      for (const v of params.values()) v.dispose();
+      if (err instanceof DataError) throw new DataError(err.message, source);
+      throw err;
+    }
+    const extras = new Map([...weights].filter(([k]) => !(k in specs)));
+    return new TransformerEncoder(config, params, extras);
+  }
+
+  /** Loads a Hugging Face folder with config.json and model.safetensors. */
+  static fromPretrained(dir: string): TransformerEncoder {
+    const configPath = join(dir, 'config.json');
+    let configJson: unknown;
+    try {
+      configJson = JSON.parse(readFileSync(configPath, 'utf8'));
+    } catch (err) {
+      throw new DataError(`cannot read config: ${(err as Error).message}`, configPath);
+    }
+    const weightsPath = join(dir, 'model.safetensors');
+    return TransformerEncoder.fromWeights(
+      configJson,
+      encoderWeightsFromSafetensors(readSafetensors(weightsPath), weightsPath),
+      weightsPath,
+    );
+  }
+
+  /** Variables the optimiser updates (all but the unused pooler), in a stable order. */
+  trainableVariables(): Variable[] {
+    return [...this.params.values()].filter((v) => v.trainable);
+  }
+
+  /** Names of the trainable variables, in the order of `trainableVariables()`. */
+  trainableNames(): string[] {
+    return [...this.params].filter(([, v]) => v.trainable).map(([k]) => k);
+  }
+
+  private param = (name: string): Tensor => {
+    const v = this.params.get(name);
+    if (!v) throw new Error(`parameter ${name} is not loaded`);
+    return v;
+  };
+
+  /** Last hidden state [B, T, H]. Inputs are int32 tensors [B, T]. */
+  forward(inputs: ForwardInputs, options: ForwardOptions = {}): Tensor {
+    const rate = (this.config as { hidden_dropout_prob?: number }).hidden_dropout_prob ?? 0;
+    const rng = options.training?.rng;
+    const dropout =
+      rng && rate > 0 ? (x: Tensor) => tf.dropout(x, rate, undefined, rng.nextUint32()) : (x: Tensor) => x;
+    return architectures[this.config.model_type].forward(this.config, this.param, inputs, dropout);
+  }
+
+  /** BERT / XLM-R pooler output tanh(W h[:,0] + b), when the checkpoint has one. */
+  pooler(hidden: Tensor): Tensor | undefined {
+    const w = this.params.get('pooler.dense.weight');
+    const b = this.params.get('pooler.dense.bias');
+    if (!w || !b) return undefined;
+    return tf.tanh(tf.add(tf.matMul(poolCls(hidden) as tf.Tensor2D, w as tf.Tensor2D, false, true), b));
+  }
+
+  /** Sentence embeddings [B, H]: forward, pool, optionally L2-normalise. */
+  embed(inputs: ForwardInputs, pooling: Pooling, normalize: boolean, options: ForwardOptions = {}): Tensor {
+    return tf.tidy(() => pool(this.forward(inputs, options), inputs.attentionMask, pooling, normalize));
+  }
+
+  /** Current weights as plain arrays (HF names, torch layouts), extras included. */
+  toWeights(): Map<string, EncoderWeight> {
+    const out = new Map<string, EncoderWeight>();
+    for (const [name, v] of this.params)
+      out.set(name, { shape: [...v.shape], data: v.dataSync() as Float32Array });
+    for (const [name, w] of this.extras) out.set(name, w);
+    return out;
+  }
+
+  dispose(): void {
+    for (const v of this.params.values()) v.dispose();
+  }
+}
+
+/** Tokenizer output (nested arrays) -> int32 tensors. */
+export function toForwardInputs(batch: EncoderBatch): ForwardInputs {
+  return {
+    inputIds: tf.tensor2d(batch.inputIds, undefined, 'int32'),
+    attentionMask: tf.tensor2d(batch.attentionMask, undefined, 'int32'),
+    ...(batch.tokenTypeIds ? { tokenTypeIds: tf.tensor2d(batch.tokenTypeIds, undefined, 'int32') } : {}),
+  };
+}
