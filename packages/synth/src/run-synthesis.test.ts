@@ -58,7 +58,7 @@ describe('runSynthesis', () => {
       model: 'loopback',
       env: { LLM_CRED: KEY },
       apiKeyEnv: 'LLM_CRED',
-      requestTimeoutMs: 400,
+      requestTimeoutMs: 3000, // generous: a loaded CI machine must not turn a normal answer into a timeout
       maxRetries: 2,
       retryBaseMs: 5,
       retryMaxMs: 20,

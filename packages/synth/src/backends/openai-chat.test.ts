@@ -24,7 +24,7 @@ describe('OpenAI-compatible chat backend against a loopback server', () => {
       model: 'loopback',
       env: { DV_TEST_KEY: KEY },
       apiKeyEnv: 'DV_TEST_KEY',
-      requestTimeoutMs: 1500,
+      requestTimeoutMs: 5000,
       maxRetries: 3,
       retryBaseMs: 10,
       retryMaxMs: 50,
@@ -58,7 +58,7 @@ describe('OpenAI-compatible chat backend against a loopback server', () => {
 
   it('times out a hanging request and retries it; truncated bodies are retried too', async () => {
     const retries: string[] = [];
-    const b = backend({ requestTimeoutMs: 300, onRetry: (i) => retries.push(i.reason) });
+    const b = backend({ requestTimeoutMs: 3000, onRetry: (i) => retries.push(i.reason) });
     const r = await b.chat!(user('[[fault:hang]] <target>slow answer</target>'));
     expect(r.attempts).toBe(2);
     expect(retries).toEqual(['timeout']);
