@@ -185,7 +185,8 @@ ${rows.join('\n')}
 Measured ${new Date().toISOString().slice(0, 10)} on the project's machine kind (${cpus().length} cores, ${threads} threads each side,
 OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'not set'}, 1-minute load average
 ${loadBefore} before and ${loadavg()[0]!.toFixed(1)} after: other engineers' jobs shared the cores, which slows both sides
-and PyTorch's spinning OpenMP threads more, so read the ratio as indicative). Command: \`pnpm -F @dv/train bench\` (PyTorch
+and PyTorch's spinning OpenMP threads more, so read the ratio as indicative; a per-core
+comparison that contention distorts less: \`TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1 pnpm -F @dv/train bench\`). Command: \`pnpm -F @dv/train bench\` (PyTorch
 from \`python3 -m venv .venv-ref && .venv-ref/bin/pip install torch\`, local index).
 <!-- bench:train:end -->`;
 
