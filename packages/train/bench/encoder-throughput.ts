@@ -139,7 +139,7 @@ console.log(
   `backend ${backend.tfjsBackend} (${backend.choice}${backend.tensorflowVersion ? ` TF ${backend.tensorflowVersion}` : ''}), ${threads} threads`,
 );
 const loadBefore = loadavg()[0]!.toFixed(1);
-const rows: string[] = [];
+const rows: string[][] = [];
 let torchVersion = 'n/a';
 // The cores are shared: alternate the two sides for `rounds` rounds and keep each side's best,
 // so a burst of someone else's work does not decide the ratio.
@@ -163,9 +163,7 @@ for (const c of configs) {
       ? `${seqs(r).toFixed(1)} seq/s, ${Math.round(seqs(r) * c.seq).toLocaleString('en-US')} tok/s`
       : 'not run';
   console.log(`config ${c.name}: tfjs ${fmt(mine)} | PyTorch ${fmt(ref)} | ratio ${ratio}x`);
-  rows.push(
-    `| ${c.name} | ${c.layers} / ${c.hidden} / ${c.seq} | ${fmt(mine)} | ${fmt(ref)} | **${ratio}x** |`,
-  );
+  rows.push([c.name, `${c.layers} / ${c.hidden} / ${c.seq}`, fmt(mine), fmt(ref), `**${ratio}x**`]);
 }
 
 const section = `<!-- bench:train:start -->
@@ -178,16 +176,31 @@ PyTorch (\`packages/train/bench/torch_encoder.py\`), measured in the same run wi
 thread count, alternating the two sides over ${rounds} rounds and keeping each side's best.
 Ratio = tfjs / PyTorch sequences per second (> 1: tfjs faster).
 
-| config | layers / hidden / seq | tfjs (${backend.choice}${backend.tensorflowVersion ? `, TF ${backend.tensorflowVersion}` : ''}) | PyTorch ${torchVersion} | ratio |
-| --- | --- | --- | --- | --- |
-${rows.join('\n')}
+${markdownTable([
+  [
+    'config',
+    'layers / hidden / seq',
+    `tfjs (${backend.choice}${backend.tensorflowVersion ? `, TF ${backend.tensorflowVersion}` : ''})`,
+    `PyTorch ${torchVersion}`,
+    'ratio',
+  ],
+  ...rows,
+])}
 
 Measured ${new Date().toISOString().slice(0, 10)} on the project's machine kind (${cpus().length} cores, ${threads} threads each side,
 OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'not set'}, 1-minute load average
 ${loadBefore} before and ${loadavg()[0]!.toFixed(1)} after: other engineers' jobs shared the cores, which slows both sides
-and PyTorch's spinning OpenMP threads more, so read the ratio as indicative). Command: \`pnpm -F @dv/train bench\` (PyTorch
+and PyTorch's spinning OpenMP threads more, so read the ratio as indicative; a per-core
+comparison that contention distorts less: \`TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1 pnpm -F @dv/train bench\`). Command: \`pnpm -F @dv/train bench\` (PyTorch
 from \`python3 -m venv .venv-ref && .venv-ref/bin/pip install torch\`, local index).
 <!-- bench:train:end -->`;
+
+/** A Markdown table with padded columns, as Biome's formatter writes it. */
+function markdownTable(table: string[][]): string {
+  const widths = table[0]!.map((_, i) => Math.max(3, ...table.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(table[0]!), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join('\n');
+}
 
 const doc = join(repo, 'docs', 'benchmarks.md');
 const text = readFileSync(doc, 'utf8');

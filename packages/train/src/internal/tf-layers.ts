@@ -16,16 +16,66 @@ export function linear(x: Tensor, weight: Tensor, bias?: Tensor): Tensor {
   return y.reshape([...shape.slice(0, -1), outDim]);
 }
 
-/** (x - mean) / sqrt(var + eps) * gamma + beta over the last axis. */
+/**
+ * (x - mean) / sqrt(var + eps) * gamma + beta over the last axis, with the analytic gradient
+ * (dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma) instead of autodiff
+ * through `moments` (fewer elementwise passes over [B, T, H] in the backward step).
+ */
 export function layerNorm(x: Tensor, gamma: Tensor, beta: Tensor, eps: number): Tensor {
-  const { mean, variance } = tf.moments(x, -1, true);
-  return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, eps))), gamma), beta);
+  return layerNormOp(eps)(x, gamma, beta);
 }
+
+type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
+type LayerNormOp = (x: Tensor, gamma: Tensor, beta: Tensor) => Tensor;
+const layerNormOps = new Map<number, LayerNormOp>();
+
+function layerNormOp(eps: number): LayerNormOp {
+  let op = layerNormOps.get(eps);
+  if (op) return op;
+  op = tf.customGrad(((x: Tensor, gamma: Tensor, beta: Tensor, save: (t: Tensor[]) => void) => {
+    const xc = tf.sub(x, tf.mean(x, -1, true));
+    const rstd = tf.rsqrt(tf.add(tf.mean(tf.square(xc), -1, true), eps));
+    const xhat = tf.mul(xc, rstd);
+    save([xhat, rstd, gamma]);
+    return {
+      value: tf.add(tf.mul(xhat, gamma), beta),
+      gradFunc: (dy: Tensor, saved: Tensor[]) => {
+        const [xh, rs, g] = saved as [Tensor, Tensor, Tensor];
+        const dxhat = tf.mul(dy, g);
+        const dx = tf.mul(
+          rs,
+          tf.sub(tf.sub(dxhat, tf.mean(dxhat, -1, true)), tf.mul(xh, tf.mean(tf.mul(dxhat, xh), -1, true))),
+        );
+        const axes = dy.shape.slice(0, -1).map((_, i) => i);
+        return [dx, tf.sum(tf.mul(dy, xh), axes), tf.sum(dy, axes)];
+      },
+    };
+  }) as unknown as CustomGradientFunc) as unknown as LayerNormOp;
+  layerNormOps.set(eps, op);
+  return op;
+}
+
+/**
+ * Exact GELU x * Phi(x), Phi(x) = 0.5 (1 + erf(x / sqrt 2)), with the analytic gradient
+ * dy * (Phi(x) + x * phi(x)), phi the standard normal density.
+ */
+const geluErf = tf.customGrad(((x: Tensor, save: (t: Tensor[]) => void) => {
+  const cdf = tf.mul(tf.add(tf.erf(tf.mul(x, Math.SQRT1_2)), 1), 0.5);
+  save([x, cdf]);
+  return {
+    value: tf.mul(x, cdf),
+    gradFunc: (dy: Tensor, saved: Tensor[]) => {
+      const [xs, c] = saved as [Tensor, Tensor];
+      const pdf = tf.mul(tf.exp(tf.mul(tf.square(xs), -0.5)), 1 / Math.sqrt(2 * Math.PI));
+      return tf.mul(dy, tf.add(c, tf.mul(xs, pdf)));
+    },
+  };
+}) as unknown as CustomGradientFunc) as unknown as (x: Tensor) => Tensor;
 
 /** Activations by Hugging Face `hidden_act` name. */
 export const activations = Object.freeze({
   // 0.5 x (1 + erf(x / sqrt 2)): torch.nn.functional.gelu, the `gelu` of BERT and gte.
-  gelu: (x: Tensor) => tf.mul(tf.mul(x, 0.5), tf.add(tf.erf(tf.mul(x, Math.SQRT1_2)), 1)),
+  gelu: (x: Tensor) => geluErf(x),
   relu: (x: Tensor) => tf.relu(x),
   // tanh approximation (`gelu_new`, `gelu_pytorch_tanh`).
   gelu_new: geluTanh,
