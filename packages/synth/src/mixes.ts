@@ -84,7 +84,9 @@ export function buildMixes(input: MixInput): Partial<Record<DataMix, MixExample[
   const which = input.mixes ?? allMixes;
   const needGeneral = which.some((m) => m.startsWith('all-'));
   if (needGeneral && general.length < n - k)
-    throw new DataError(`All-* need N - K = ${n - k} general examples; there are ${general.length}`);
+    throw new DataError(
+      `All-* need N - K = ${n - k} general examples; there are ${general.length} (give general data, e.g. --general FILE, or build only the Ins-* mixes)`,
+    );
 
   const pairUnits = (os: TrainingExample[]) => os.map((o) => [o, compByOriginal.get(o.id)!] as MixExample[]);
   const dvHalf = paired.slice(0, n / 2);
