@@ -12,7 +12,13 @@ export {
   formatQuery,
 } from './format.js';
 export { canonicalJson, contentHash, hashFile, sha256 } from './hash.js';
-export { tempPathFor, writeAtomic, writeFileAtomic, writeJsonAtomic } from './io/atomic-write.js';
+export {
+  tempPathFor,
+  writeAtomic,
+  writeBytesAtomic,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from './io/atomic-write.js';
 export {
   type JsonlRecord,
   type ReadJsonlOptions,

@@ -2,6 +2,8 @@
  * Atomic file writes: data goes to a temporary file in the same folder, is fsynced, then
  * renamed over the target. A crash at any point leaves either the old file or the new one,
  * never a half-written one; the temporary file is removed on failure.
+ * Text goes through `writeAtomic` (secrets redacted); binary data (safetensors, ONNX,
+ * embedding matrices) through `writeBytesAtomic`, byte for byte.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
@@ -58,4 +60,27 @@ export async function writeFileAtomic(path: string, data: string): Promise<void>
 
 export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
   await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Writes binary `chunks` back to back into `path`, atomically and byte for byte (no redaction). */
+export function writeBytesAtomic(path: string, chunks: Iterable<ArrayBufferView> | ArrayBufferView): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = tempPathFor(path);
+  const fd = openSync(tmp, 'w');
+  const list = ArrayBuffer.isView(chunks) ? [chunks] : chunks;
+  let ok = false;
+  try {
+    for (const chunk of list) {
+      const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      let done = 0;
+      while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+    }
+    fsyncSync(fd);
+    ok = true;
+  } finally {
+    closeSync(fd);
+    if (!ok) rmSync(tmp, { force: true });
+  }
+  renameSync(tmp, path);
+  fsyncDir(dirname(path));
 }

@@ -130,3 +130,23 @@ describe('JsonlAppender', () => {
     expect(readFileSync(f, 'utf8')).toBe('{"n":1}\n');
   });
 });
+
+describe('writeBytesAtomic', () => {
+  it('writes chunks byte for byte, without redaction, and leaves no temp file', async () => {
+    const { writeBytesAtomic } = await import('../index.js');
+    const dir = tmpDir();
+    const f = join(dir, 'x.bin');
+    process.env.DV_TEST_SECRET_TOKEN = 'abcdefgh-secret';
+    try {
+      const text = new TextEncoder().encode('abcdefgh-secret');
+      writeBytesAtomic(f, [new Uint8Array([0, 255]), new Float32Array([1.5]), text]);
+      const back = readFileSync(f);
+      expect([...back.subarray(0, 2)]).toEqual([0, 255]);
+      expect(new Float32Array(back.buffer.slice(back.byteOffset + 2, back.byteOffset + 6))[0]).toBe(1.5);
+      expect(back.subarray(6).toString()).toBe('abcdefgh-secret');
+      expect(readdirSync(dir)).toEqual(['x.bin']);
+    } finally {
+      delete process.env.DV_TEST_SECRET_TOKEN;
+    }
+  });
+});

@@ -8,9 +8,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalJson, writeJsonAtomic } from '@dv/core';
+import { canonicalJson, writeBytesAtomic, writeJsonAtomic } from '@dv/core';
 import type { Encoder } from '../encoders/encoder.js';
-import { writeBytesAtomic } from '../internal/write-bytes-atomic.js';
 
 export function embeddingCacheKey(
   encoder: Encoder,

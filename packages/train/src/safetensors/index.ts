@@ -18,7 +18,6 @@ export {
   type SafetensorsTensorInfo,
 } from './read-safetensors.js';
 export { tensorToFloat32 } from './to-float32.js';
-export { writeBytesAtomic } from './write-bytes-atomic.js';
 export {
   encodeSafetensors,
   encodeSafetensorsChunks,

@@ -7,13 +7,13 @@
  * Each tensor's typed array must match its dtype (F32 <- Float32Array, I64 <- BigInt64Array,
  * F16/BF16 <- Uint16Array bit patterns, see `float32ToF16`) and hold prod(shape) elements.
  */
+import { writeBytesAtomic } from '@dv/core';
 import {
   isSafetensorsDtype,
   type SafetensorsArray,
   type SafetensorsDtype,
   safetensorsDtypes,
 } from './dtypes.js';
-import { writeBytesAtomic } from './write-bytes-atomic.js';
 
 export interface SafetensorsTensorInput {
   readonly dtype: SafetensorsDtype;

@@ -21,8 +21,8 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataError, writeJsonAtomic } from '@dv/core';
-import { writeBytesAtomic, writeSafetensors } from '../../safetensors/index.js';
+import { DataError, writeBytesAtomic, writeJsonAtomic } from '@dv/core';
+import { writeSafetensors } from '../../safetensors/index.js';
 import { type EncoderConfig, type EncoderModelType, parseEncoderConfig } from '../encoder-config.js';
 import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
 import type { Pooling } from '../onnx/encoder-graph.js';

@@ -9,8 +9,7 @@
  * `pooler_output` [batch, hidden] for BERT/XLM-R when the pooler weights are present. See
  * `encoder-graph.ts` for the exact forward pass of each architecture.
  */
-import { DataError } from '@dv/core';
-import { writeBytesAtomic } from '../../safetensors/index.js';
+import { DataError, writeBytesAtomic } from '@dv/core';
 import { type EncoderConfig, parseEncoderConfig } from '../encoder-config.js';
 import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
 import { buildEncoderGraph, type Pooling } from './encoder-graph.js';
