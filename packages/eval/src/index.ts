@@ -1,6 +1,6 @@
 /**
  * @dv/eval: trec_eval-exact metrics, p-MRR and InfoSearch's instruction metrics, exact search
- * and reranking, encoders (BM25, OpenAI-compatible embeddings, ONNX), benchmark runners.
+ * and reranking, encoders (BM25, OpenAI-compatible embeddings, ONNX, tfjs), benchmark runners.
  *
  * Groups: metrics (pure functions) | search | encoders | runners.
  */
@@ -16,6 +16,7 @@ export {
   type OnnxPooling,
 } from './encoders/onnx-encoder.js';
 export { OpenAiEmbeddingsEncoder, type OpenAiEmbeddingsOptions } from './encoders/openai-embeddings.js';
+export { TfjsEncoder, type TfjsEncoderOptions, type TfjsPooling } from './encoders/tfjs-encoder.js';
 // metrics
 export { averagePrecision } from './metrics/average-precision.js';
 export { type EvaluateRunOptions, evaluateRun, type RunEvaluation } from './metrics/evaluate-run.js';

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { createRng } from '@dv/core';
 import { writeFollowIRv1 } from '@dv/data';
+import { createMiniEncoder, exportHuggingFace, initBackend, saveCheckpoint, trainWordPiece } from '@dv/train';
 import { describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -266,6 +268,55 @@ describe('dv eval run', () => {
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
+  });
+
+  it('evaluates a @dv/train checkpoint with tfjs:DIR, ranking as its ONNX export does', async () => {
+    // What `dv train init` writes: a checkpoint folder with its tokenizer.json; and the same
+    // weights exported as an HF folder with an ONNX graph (CLS pooling, the tfjs default).
+    await initBackend();
+    const tokenizer = await trainWordPiece(
+      set.corpus.map((d) => `${d.title} ${d.text}`),
+      { vocabSize: 40 },
+    );
+    const encoder = createMiniEncoder('mini-bert', {
+      vocabSize: tokenizer.vocabSize,
+      seed: 2,
+      overrides: { num_hidden_layers: 1, pad_token_id: tokenizer.padId },
+    });
+    const ckpt = join(dir, 'tfjs-model');
+    await saveCheckpoint(ckpt, { encoder, step: 0, rng: createRng(2) });
+    writeFileSync(join(ckpt, 'tokenizer.json'), tokenizer.json);
+    const hf = join(dir, 'tfjs-model-hf');
+    await exportHuggingFace(hf, {
+      config: encoder.config,
+      weights: encoder.toWeights(),
+      tokenizerJson: join(ckpt, 'tokenizer.json'),
+      pooling: 'cls',
+      normalize: true,
+      withOnnx: true,
+    });
+    encoder.dispose();
+    const run = (model: string, out: string) =>
+      dv(['eval', 'run', '--benchmark', 'mini', '--model', model, '--set', setFile, '--out', join(dir, out)]);
+    const [t, o] = await Promise.all([run(`tfjs:${ckpt}`, 'tfjs-out'), run(`onnx:${hf}`, 'onnx-out')]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(o.code, o.stderr).toBe(0);
+    expect(t.stdout).toMatch(/tiny-followir\s+-?\d+\.\d\s+-?\d+\.\d/);
+    const result = (out: string) => JSON.parse(readFileSync(join(dir, out, 'tiny-followir.json'), 'utf8'));
+    const [a, b] = [result('tfjs-out'), result('onnx-out')];
+    expect(a.model).toBe('tfjs:tfjs-model');
+    expect(a.scores['p-MRR']).toBeTypeOf('number');
+    expect(a.scores).toEqual(b.scores);
+    const scoreOf = (out: string) =>
+      readFileSync(join(dir, out, 'tiny-followir', 'changed.run'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => Number(l.split(' ')[4]));
+    const [ta, tb] = [scoreOf('tfjs-out'), scoreOf('onnx-out')];
+    expect(ta).toHaveLength(3);
+    for (const [i, x] of ta.entries()) expect(x).toBeCloseTo(tb[i]!, 5);
+    const manifest = JSON.parse(readFileSync(join(dir, 'tfjs-out', 'manifest.json'), 'utf8'));
+    expect(JSON.stringify(manifest)).toContain('"weightsSha256"');
   });
 
   it('loads FollowIR v1 folders through @dv/data (--data), one set per subfolder', async () => {

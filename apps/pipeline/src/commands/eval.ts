@@ -291,10 +291,17 @@ Models (dense ones rank by exact inner product; OPENAI_BASE_URL / OPENAI_API_KEY
   )
     .map((f) => f.usage)
     .join(', ')}.
+tfjs:DIR runs a @dv/train model with tfjs: a Hugging Face folder (config.json, model.safetensors,
+tokenizer.json; pooling from 1_Pooling) or a training checkpoint (tokenizer.json in it or its parent
+folder; CLS pooling), on the backend DV_TF_BACKEND selects (default: the fastest; see dv doctor).
 --set FILE (repeatable; an InstructedSet as JSON, see @dv/eval readInstructedSetJson) replaces the loader.`,
   options: {
     benchmark: { type: 'string', description: Object.keys(benchmarks).join('|'), valueName: 'NAME' },
-    model: { type: 'string', description: 'model spec, e.g. bm25', valueName: 'SPEC' },
+    model: {
+      type: 'string',
+      description: 'model spec: bm25, onnx:DIR, tfjs:DIR, openai:MODEL',
+      valueName: 'SPEC',
+    },
     set: {
       type: 'string',
       multiple: true,

@@ -5,6 +5,9 @@
  *   openai:MODEL         an OpenAI-compatible embeddings endpoint (OPENAI_BASE_URL,
  *                        OPENAI_API_KEY from the environment); vectors cached per text
  *   onnx:DIR             an ONNX model folder (model.onnx + tokenizer.json)
+ *   tfjs:DIR             a @dv/train model run by tfjs: an HF folder (config.json +
+ *                        model.safetensors + tokenizer.json) or a training checkpoint
+ *                        (tokenizer.json in it or its parent); backend from DV_TF_BACKEND
  * Dense models rank by exact inner product with corpus embeddings cached by content.
  * Per-model prompts come in through `formatter` (query/document prefixes, joiner).
  */
@@ -13,6 +16,7 @@ import type { FormatterSettings } from '@dv/core';
 import { Bm25Ranker } from '../encoders/bm25.js';
 import { OnnxEncoder } from '../encoders/onnx-encoder.js';
 import { OpenAiEmbeddingsEncoder } from '../encoders/openai-embeddings.js';
+import { TfjsEncoder } from '../encoders/tfjs-encoder.js';
 import type { EmbeddingCache } from '../search/embedding-cache.js';
 import { DenseRanker, type Ranker } from '../search/ranker.js';
 
@@ -67,7 +71,16 @@ const onnx: ModelFactory = {
   },
 };
 
-export const modelFactories = Object.freeze({ bm25, openai, onnx } as const satisfies Record<
+const tfjs: ModelFactory = {
+  usage: 'tfjs:DIR',
+  async create(dir, ctx) {
+    if (!dir) throw new Error('tfjs needs a model folder: tfjs:DIR');
+    const encoder = await TfjsEncoder.fromDir(dir, { formatter: ctx.formatter });
+    return new DenseRanker(encoder, { cache: ctx.cache, onEncode: ctx.onEncode });
+  },
+};
+
+export const modelFactories = Object.freeze({ bm25, openai, onnx, tfjs } as const satisfies Record<
   string,
   ModelFactory
 >);
