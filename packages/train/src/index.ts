@@ -65,4 +65,5 @@ export {
   type TrainWordPieceOptions,
   trainWordPiece,
   wordPieceSpecialTokens,
+  wordPieceTokenizerJson,
 } from './tokenizer/train-word-piece.js';

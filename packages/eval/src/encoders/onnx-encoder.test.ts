@@ -9,66 +9,18 @@ import {
   exportOnnx,
   parseEncoderConfig,
   readSafetensors,
+  wordPieceTokenizerJson,
 } from '@dv/train';
 import { describe, expect, it } from 'vitest';
 import { externalDataDir } from '../internal/external-data.js';
 import { modelMaxLength, OnnxEncoder } from './onnx-encoder.js';
 
-/** A minimal BERT-style WordPiece tokenizer.json over a 20-token vocabulary. */
+/** A minimal BERT-style WordPiece tokenizer.json over a 16-token vocabulary. */
 function tinyTokenizerJson(): string {
   const words = ['bass', 'fish', 'guitar', 'string', 'lake', 'a', 'is', 'the', 'music', '##s', 'of'];
   const vocab: Record<string, number> = { '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3, '[MASK]': 4 };
   for (const w of words) vocab[w] = Object.keys(vocab).length;
-  const special = (id: number, content: string) => ({
-    id,
-    content,
-    single_word: false,
-    lstrip: false,
-    rstrip: false,
-    normalized: false,
-    special: true,
-  });
-  return JSON.stringify({
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'].map((t, i) => special(i, t)),
-    normalizer: {
-      type: 'BertNormalizer',
-      clean_text: true,
-      handle_chinese_chars: true,
-      strip_accents: null,
-      lowercase: true,
-    },
-    pre_tokenizer: { type: 'BertPreTokenizer' },
-    post_processor: {
-      type: 'TemplateProcessing',
-      single: [
-        { SpecialToken: { id: '[CLS]', type_id: 0 } },
-        { Sequence: { id: 'A', type_id: 0 } },
-        { SpecialToken: { id: '[SEP]', type_id: 0 } },
-      ],
-      pair: [
-        { SpecialToken: { id: '[CLS]', type_id: 0 } },
-        { Sequence: { id: 'A', type_id: 0 } },
-        { SpecialToken: { id: '[SEP]', type_id: 0 } },
-        { Sequence: { id: 'B', type_id: 1 } },
-        { SpecialToken: { id: '[SEP]', type_id: 1 } },
-      ],
-      special_tokens: {
-        '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] },
-        '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] },
-      },
-    },
-    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: {
-      type: 'WordPiece',
-      unk_token: '[UNK]',
-      continuing_subword_prefix: '##',
-      max_input_chars_per_word: 100,
-      vocab,
-    },
-  });
+  return wordPieceTokenizerJson(vocab);
 }
 
 /** Exports a random 2-layer BERT (hidden 32) with @dv/train's ONNX exporter; returns the folder. */

@@ -50,6 +50,22 @@ export async function trainWordPiece(
   }
   const pieces = [...wordPieceSpecialTokens, ...learned.slice(0, vocabSize - wordPieceSpecialTokens.length)];
   const vocab = Object.fromEntries(pieces.map((p, i) => [p, i]));
+  return HfTokenizer.fromJson(wordPieceTokenizerJson(vocab, { lowercase }));
+}
+
+/**
+ * A BERT-style WordPiece `tokenizer.json` (HF tokenizers format) over `vocab`, whose ids 0-4
+ * must be the special tokens [PAD] [UNK] [CLS] [SEP] [MASK]: BertNormalizer, BertPreTokenizer,
+ * `[CLS] A [SEP]` / `[CLS] A [SEP] B [SEP]` templates, `##` continuation prefix.
+ */
+export function wordPieceTokenizerJson(
+  vocab: Record<string, number>,
+  options: { lowercase?: boolean } = {},
+): string {
+  const lowercase = options.lowercase ?? true;
+  wordPieceSpecialTokens.forEach((t, i) => {
+    if (vocab[t] !== i) throw new Error(`vocab must map ${t} to id ${i}`);
+  });
   const special = (content: string, id: number) => ({
     id,
     content,
@@ -100,7 +116,7 @@ export async function trainWordPiece(
       vocab,
     },
   };
-  return HfTokenizer.fromJson(JSON.stringify(json));
+  return JSON.stringify(json);
 }
 
 /** Characters first (sorted), then multi-character pieces by usage in the corpus. */
