@@ -230,9 +230,13 @@ describe('schemas: valid examples parse, invalid ones are refused with a path', 
     });
   });
 
-  it('RunConfig refuses a non-positive temperature and an unknown mix', () => {
-    const r = RunConfig.safeParse({ profile: 'mini' });
-    expect(r.success).toBe(false);
+  it('RunConfig refuses a non-positive temperature, an unknown mix and missing concerns', async () => {
+    const { miniPreset } = await import('./index.js');
+    const ok = miniPreset.config;
+    expect(RunConfig.safeParse(ok).success).toBe(true);
+    expect(RunConfig.safeParse({ ...ok, loss: { ...ok.loss, temperature: 0 } }).success).toBe(false);
+    expect(RunConfig.safeParse({ ...ok, data: { ...ok.data, mix: 'ins-mixed' } }).success).toBe(false);
+    expect(RunConfig.safeParse({ profile: 'mini' }).success).toBe(false);
   });
 
   it('types are inferred from the schemas', () => {
@@ -254,5 +258,22 @@ describe('InstructedQuery', () => {
     expect(
       InstructedQuery.safeParse({ id: '1', query: 'bass', instructions: { sideways: 'x' } }).success,
     ).toBe(false);
+  });
+});
+
+describe('DocAttributes', () => {
+  it('accepts WordNet-style attributes, keeps unknown keys, refuses wrong types', async () => {
+    const { DocAttributes } = await import('./index.js');
+    const a = DocAttributes.parse({
+      category: 'noun.animal',
+      hypernyms: ['fish'],
+      senseRank: 1,
+      textHypernyms: ['fish'],
+    });
+    expect(a.category).toBe('noun.animal');
+    expect((a as Record<string, unknown>).textHypernyms).toEqual(['fish']);
+    expect(DocAttributes.parse({})).toEqual({});
+    expect(DocAttributes.safeParse({ senseRank: 0 }).success).toBe(false);
+    expect(DocAttributes.safeParse({ hypernyms: 'fish' }).success).toBe(false);
   });
 });
