@@ -138,7 +138,7 @@ const havePython = existsSync(python);
 console.log(
   `backend ${backend.tfjsBackend} (${backend.choice}${backend.tensorflowVersion ? ` TF ${backend.tensorflowVersion}` : ''}), ${threads} threads`,
 );
-const loadBefore = loadavg()[0]!.toFixed(1);
+const loadBefore = loadavg()[0]!;
 const rows: string[][] = [];
 let torchVersion = 'n/a';
 // The cores are shared: alternate the two sides for `rounds` rounds and keep each side's best,
@@ -166,10 +166,12 @@ for (const c of configs) {
   rows.push([c.name, `${c.layers} / ${c.hidden} / ${c.seq}`, fmt(mine), fmt(ref), `**${ratio}x**`]);
 }
 
+const loadAfter = loadavg()[0]!;
 const section = `<!-- bench:train:start -->
 ## @dv/train: encoder training throughput
 
-Training step = forward + backward + AdamW update of the \`mini-bert\` encoder (post-LN BERT,
+Training step = forward + backward + AdamW update (lr 1e-4, weight decay 0.01 except on biases and
+LayerNorm parameters, on both sides) of the \`mini-bert\` encoder (post-LN BERT,
 exact GELU), batch 32 sequences (16 queries + 16 documents, InfoNCE over in-batch negatives,
 tau 0.02, CLS + L2 norm), vocabulary 8,000, no padding. Reference: the same model written in
 PyTorch (\`packages/train/bench/torch_encoder.py\`), measured in the same run with the same
@@ -188,12 +190,25 @@ ${markdownTable([
 ])}
 
 Measured ${new Date().toISOString().slice(0, 10)} on the project's machine kind (${cpus().length} cores, ${threads} threads each side,
-OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'not set'}, 1-minute load average
-${loadBefore} before and ${loadavg()[0]!.toFixed(1)} after: other engineers' jobs shared the cores, which slows both sides
-and PyTorch's spinning OpenMP threads more, so read the ratio as indicative; a per-core
-comparison that contention distorts less: \`TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1 pnpm -F @dv/train bench\`). Command: \`pnpm -F @dv/train bench\` (PyTorch
+OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'not set'}). ${loadNote(loadBefore, loadAfter)}
+A per-core comparison that contention distorts less:
+\`TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1 pnpm -F @dv/train bench\`. Command: \`pnpm -F @dv/train bench\` (PyTorch
 from \`python3 -m venv .venv-ref && .venv-ref/bin/pip install torch\`, local index).
 <!-- bench:train:end -->`;
+
+/**
+ * What the 1-minute load averages say about contention. The benchmark keeps about `threads`
+ * cores busy itself, so only the load before it started, and load after above that, point
+ * at other jobs.
+ */
+function loadNote(before: number, after: number): string {
+  const cores = cpus().length;
+  const figures = `1-minute load average ${before.toFixed(1)} before the run and ${after.toFixed(1)} after (the benchmark itself accounts for about ${Math.min(threads, cores)})`;
+  const busy = before > 0.5 || after > Math.min(threads, cores) + 0.5;
+  return busy
+    ? `${figures}: other jobs were using the cores, which slows both sides (PyTorch's spinning OpenMP threads more), so read the ratio as indicative.`
+    : `${figures}: no other significant load was seen, but other jobs may still have shared the cores for part of the run.`;
+}
 
 /** A Markdown table with padded columns, as Biome's formatter writes it. */
 function markdownTable(table: string[][]): string {
