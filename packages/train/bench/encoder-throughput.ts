@@ -138,7 +138,8 @@ const havePython = existsSync(python);
 console.log(
   `backend ${backend.tfjsBackend} (${backend.choice}${backend.tensorflowVersion ? ` TF ${backend.tensorflowVersion}` : ''}), ${threads} threads`,
 );
-const loadBefore = loadavg()[0]!.toFixed(1);
+const loadBefore = loadavg()[0]!;
+const cpuBefore = cpuTicks();
 const rows: string[][] = [];
 let torchVersion = 'n/a';
 // The cores are shared: alternate the two sides for `rounds` rounds and keep each side's best,
@@ -166,10 +167,13 @@ for (const c of configs) {
   rows.push([c.name, `${c.layers} / ${c.hidden} / ${c.seq}`, fmt(mine), fmt(ref), `**${ratio}x**`]);
 }
 
+const loadAfter = loadavg()[0]!;
+const otherCores = otherJobsCores(cpuBefore, cpuTicks());
 const section = `<!-- bench:train:start -->
 ## @dv/train: encoder training throughput
 
-Training step = forward + backward + AdamW update of the \`mini-bert\` encoder (post-LN BERT,
+Training step = forward + backward + AdamW update (lr 1e-4, weight decay 0.01 except on biases and
+LayerNorm parameters, on both sides) of the \`mini-bert\` encoder (post-LN BERT,
 exact GELU), batch 32 sequences (16 queries + 16 documents, InfoNCE over in-batch negatives,
 tau 0.02, CLS + L2 norm), vocabulary 8,000, no padding. Reference: the same model written in
 PyTorch (\`packages/train/bench/torch_encoder.py\`), measured in the same run with the same
@@ -188,12 +192,58 @@ ${markdownTable([
 ])}
 
 Measured ${new Date().toISOString().slice(0, 10)} on the project's machine kind (${cpus().length} cores, ${threads} threads each side,
-OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'not set'}, 1-minute load average
-${loadBefore} before and ${loadavg()[0]!.toFixed(1)} after: other engineers' jobs shared the cores, which slows both sides
-and PyTorch's spinning OpenMP threads more, so read the ratio as indicative; a per-core
-comparison that contention distorts less: \`TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1 pnpm -F @dv/train bench\`). Command: \`pnpm -F @dv/train bench\` (PyTorch
+OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'not set'}). ${loadNote(loadBefore, loadAfter, otherCores)}
+A per-core comparison that contention distorts less:
+\`TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1 pnpm -F @dv/train bench\`. Command: \`pnpm -F @dv/train bench\` (PyTorch
 from \`python3 -m venv .venv-ref && .venv-ref/bin/pip install torch\`, local index).
 <!-- bench:train:end -->`;
+
+interface CpuTicks {
+  /** Busy clock ticks of the whole machine (/proc/stat) and of this process + its children. */
+  machine: number;
+  own: number;
+  wall: number;
+}
+
+/** Linux CPU accounting, or undefined elsewhere. */
+function cpuTicks(): CpuTicks | undefined {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const machine = cpu.slice(0, 8).reduce((x, y) => x + y, 0) - cpu[3]! - cpu[4]!; // minus idle, iowait
+    // /proc/self/stat: fields 14-17 are utime, stime, cutime, cstime (children we waited for: PyTorch).
+    const self = readFileSync('/proc/self/stat', 'utf8');
+    const f = self
+      .slice(self.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    return { machine, own: f[11]! + f[12]! + f[13]! + f[14]!, wall: performance.now() };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Average number of cores other processes kept busy between two samples. */
+function otherJobsCores(a: CpuTicks | undefined, b: CpuTicks | undefined): number | undefined {
+  if (!a || !b) return undefined;
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  return Math.max(0, (b.machine - a.machine - (b.own - a.own)) / ticksPerSecond / ((b.wall - a.wall) / 1000));
+}
+
+/**
+ * What was measured about contention: the CPU time other processes used during the run
+ * (machine busy time minus this process and its PyTorch children, from /proc), and the
+ * 1-minute load averages (which include the benchmark's own ~2 busy threads and whatever ran
+ * in the minute before it).
+ */
+function loadNote(before: number, after: number, other: number | undefined): string {
+  const loads = `1-minute load average ${before.toFixed(1)} before the run and ${after.toFixed(1)} after (the benchmark itself accounts for about ${Math.min(threads, cpus().length)}, and the figure before includes whatever ran in the preceding minute)`;
+  if (other === undefined)
+    return `${loads}; other jobs may have shared the cores, so read the ratio as indicative.`;
+  const measured = `Other processes used on average ${other.toFixed(2)} cores during the run (machine busy time minus the benchmark's own, from /proc); ${loads}`;
+  return other > 0.1
+    ? `${measured}. That contention slows both sides (PyTorch's spinning OpenMP threads more), so read the ratio as indicative.`
+    : `${measured}. The cores were effectively not shared.`;
+}
 
 /** A Markdown table with padded columns, as Biome's formatter writes it. */
 function markdownTable(table: string[][]): string {

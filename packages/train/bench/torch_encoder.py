@@ -1,7 +1,8 @@
 """Same-run PyTorch baseline for bench/encoder-throughput.ts (not a runtime dependency).
 
 The same BERT-style encoder as @dv/train's `mini-bert` (post-LN, exact GELU, word + position +
-type embeddings), CLS pooling + L2 norm, InfoNCE over in-batch negatives (tau 0.02), AdamW;
+type embeddings), CLS pooling + L2 norm, InfoNCE over in-batch negatives (tau 0.02), AdamW without decay on
+biases and LayerNorm parameters (as the TypeScript side);
 one timed "step" = forward + backward + optimiser update, exactly what the TypeScript side times.
 Prints one JSON line: {"seconds": ..., "steps": ...}.
 """
@@ -60,7 +61,16 @@ def main():
     for m in model.modules():
         if isinstance(m, nn.Dropout):
             m.p = 0.0
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
+    # As @dv/train's applyAdamW (decaysByDefault): no weight decay for biases and LayerNorm
+    # parameters (the 1-D ones), decay 0.01 for the matrices and embeddings.
+    params = list(model.parameters())
+    opt = torch.optim.AdamW(
+        [
+            {"params": [p for p in params if p.ndim > 1], "weight_decay": 0.01},
+            {"params": [p for p in params if p.ndim == 1], "weight_decay": 0.0},
+        ],
+        lr=1e-4,
+    )
     n, t = cfg["batch"], cfg["seq"]
     ids = torch.randint(5, cfg["vocab"], (n, t))
     mask = torch.ones(n, t, dtype=torch.long)

@@ -91,13 +91,21 @@ function bertParameters(c: EncoderConfig): Record<string, ParameterSpec> {
   return out;
 }
 
-function positionIds(c: EncoderConfig, inputIds: Tensor): Tensor {
-  const [b, t] = inputIds.shape as [number, number];
-  if (c.model_type === 'xlm-roberta') {
-    const notPad = tf.cast(tf.notEqual(inputIds, c.pad_token_id), 'float32');
-    return tf.cast(tf.add(tf.mul(tf.cumsum(notPad, 1), notPad), c.pad_token_id), 'int32');
-  }
-  return tf.tile(tf.range(0, t, 1, 'int32').reshape([1, t]), [b, 1]);
+/** XLM-R position ids: cumsum(ids != pad) * (ids != pad) + pad. */
+function xlmRobertaPositionIds(c: EncoderConfig, inputIds: Tensor): Tensor {
+  const notPad = tf.cast(tf.notEqual(inputIds, c.pad_token_id), 'float32');
+  return tf.cast(tf.add(tf.mul(tf.cumsum(notPad, 1), notPad), c.pad_token_id), 'int32');
+}
+
+/**
+ * Position embeddings [B, T, H] (BERT) or [1, T, H] broadcast over the batch (BERT's positions
+ * 0..T-1 are the table's first T rows: a slice, whose gradient is a pad, instead of a
+ * [B, T, H] gather and scatter-add).
+ */
+function positionEmbeddings(c: EncoderConfig, table: Tensor, inputIds: Tensor): Tensor {
+  if (c.model_type === 'xlm-roberta') return embeddingLookup(table, xlmRobertaPositionIds(c, inputIds));
+  const t = inputIds.shape[1]!;
+  return tf.slice(table, [0, 0], [t, table.shape[1]!]).expandDims(0);
 }
 
 function bertForward(c: EncoderConfig, p: Params, inp: ForwardInputs, dropout: Dropout): Tensor {
@@ -105,7 +113,7 @@ function bertForward(c: EncoderConfig, p: Params, inp: ForwardInputs, dropout: D
   let x = tf.add(
     tf.add(
       embeddingLookup(p('embeddings.word_embeddings.weight'), inp.inputIds),
-      embeddingLookup(p('embeddings.position_embeddings.weight'), positionIds(c, inp.inputIds)),
+      positionEmbeddings(c, p('embeddings.position_embeddings.weight'), inp.inputIds),
     ),
     embeddingLookup(p('embeddings.token_type_embeddings.weight'), types),
   );

@@ -61,6 +61,55 @@ describe('AdamW', async () => {
     for (const [i, x] of vars.get('dense.bias')!.dataSync().entries()) expect(x).toBeCloseTo(torchB[i]!, 6);
   });
 
+  it('1-D parameters updated together give exactly the per-parameter update', () => {
+    // Three 1-D parameters (two without decay, one with a decaying name) and a matrix, two steps.
+    const names = ['a.bias', 'b.LayerNorm.weight', 'c.scale', 'd.weight'];
+    const shapes = [[3], [2], [4], [2, 2]];
+    const init = (i: number, s: number[]) =>
+      tf.tensor(
+        Array.from({ length: s.reduce((x, y) => x * y) }, (_, j) => Math.sin(7 * i + j + 1)),
+        s,
+      );
+    const vars = new Map(names.map((n, i) => [n, tf.variable(init(i, shapes[i]!))]));
+    const refs = names.map((_, i) => init(i, shapes[i]!));
+    const refSlots = refs.map((r) => ({ m: tf.zerosLike(r), v: tf.zerosLike(r) }));
+    const state = createAdamWState();
+    for (let t = 1; t <= 2; t++) {
+      const grads = names.map((_, i) => tf.mul(init(i + 10 * t, shapes[i]!), 0.5));
+      applyAdamW(vars, new Map(names.map((n, i) => [n, grads[i]!])), state, 0.05, hyper);
+      for (const [i, n] of names.entries()) {
+        const r = adamwUpdate(refs[i]!, grads[i]!, refSlots[i]!, t, 0.05, hyper, decaysByDefault(n));
+        refs[i] = r.param;
+        refSlots[i] = { m: r.m, v: r.v };
+      }
+    }
+    for (const [i, n] of names.entries()) {
+      expect(Array.from(vars.get(n)!.dataSync())).toEqual(Array.from(refs[i]!.dataSync()));
+      expect(Array.from(state.slots.get(n)!.v.dataSync())).toEqual(Array.from(refSlots[i]!.v.dataSync()));
+      expect(state.slots.get(n)!.m.shape).toEqual(shapes[i]);
+    }
+    // The decaying 1-D parameter moved differently from an undecayed copy of itself.
+    const undecayed = adamwUpdate(
+      init(2, [4]),
+      tf.mul(init(12, [4]), 0.5),
+      { m: tf.zeros([4]), v: tf.zeros([4]) },
+      1,
+      0.05,
+      hyper,
+      false,
+    );
+    const decayed = adamwUpdate(
+      init(2, [4]),
+      tf.mul(init(12, [4]), 0.5),
+      { m: tf.zeros([4]), v: tf.zeros([4]) },
+      1,
+      0.05,
+      hyper,
+      true,
+    );
+    expect(decayed.param.dataSync()[0]).not.toBe(undecayed.param.dataSync()[0]);
+  });
+
   it('adamwUpdate is pure: inputs untouched, first step moves each weight by about lr', () => {
     const p = tf.tensor1d([1, -1]);
     const slots = { m: tf.zeros([2]), v: tf.zeros([2]) };

@@ -35,12 +35,14 @@ export function adamwUpdate(
 ): { param: Tensor } & AdamWSlots {
   return tf.tidy(() => {
     const { beta1: b1, beta2: b2, epsilon, weightDecay } = hyper;
+    // torch's single-tensor AdamW: denom = sqrt(v) / sqrt(1 - b2^t) + eps,
+    // p <- p - (lr / (1 - b1^t)) m / denom; bias corrections folded into scalars (fewer
+    // passes over the parameter than dividing m and v by them).
     const decayed = decay && weightDecay > 0 ? tf.mul(param, 1 - lr * weightDecay) : param;
     const m = tf.add(tf.mul(slots.m, b1), tf.mul(grad, 1 - b1));
     const v = tf.add(tf.mul(slots.v, b2), tf.mul(tf.square(grad), 1 - b2));
-    const mHat = tf.div(m, 1 - b1 ** t);
-    const vHat = tf.div(v, 1 - b2 ** t);
-    const next = tf.sub(decayed, tf.mul(tf.div(mHat, tf.add(tf.sqrt(vHat), epsilon)), lr));
+    const denom = tf.add(tf.mul(tf.sqrt(v), 1 / Math.sqrt(1 - b2 ** t)), epsilon);
+    const next = tf.sub(decayed, tf.mul(tf.div(m, denom), lr / (1 - b1 ** t)));
     return { param: next, m, v };
   });
 }
@@ -73,9 +75,51 @@ export function applyAdamW(
   decays: (name: string) => boolean = decaysByDefault,
 ): void {
   state.step += 1;
+  // The many small 1-D parameters (biases, LayerNorm) are updated together, as one
+  // concatenated vector per decay setting: the same arithmetic in ~20 ops instead of ~14 per
+  // parameter, whose fixed per-op cost dominates at these sizes. Slots stay per name.
+  const groups = new Map<boolean, string[]>();
   for (const [name, g] of grads) {
     const p = variables.get(name);
     if (!p) throw new Error(`gradient for unknown parameter ${name}`);
+    if (p.rank === 1 && g.rank === 1) {
+      const decay = decays(name);
+      groups.set(decay, [...(groups.get(decay) ?? []), name]);
+      continue;
+    }
+    updateOne(name, p, g);
+  }
+  for (const [decay, names] of groups) {
+    if (names.length === 1) {
+      updateOne(names[0]!, variables.get(names[0]!)!, grads.get(names[0]!)!);
+      continue;
+    }
+    const sizes = names.map((n) => variables.get(n)!.size);
+    const olds = names.map((n) => state.slots.get(n));
+    const r = tf.tidy(() => {
+      const cat = (ts: Tensor[]) => tf.concat(ts, 0);
+      const zeros = (i: number) => tf.zeros([sizes[i]!]);
+      const out = adamwUpdate(
+        cat(names.map((n) => variables.get(n)!)),
+        cat(names.map((n) => grads.get(n)!)),
+        { m: cat(olds.map((o, i) => o?.m ?? zeros(i))), v: cat(olds.map((o, i) => o?.v ?? zeros(i))) },
+        state.step,
+        lr,
+        hyper,
+        decay,
+      );
+      return { param: tf.split(out.param, sizes), m: tf.split(out.m, sizes), v: tf.split(out.v, sizes) };
+    });
+    names.forEach((n, i) => {
+      variables.get(n)!.assign(r.param[i]!);
+      r.param[i]!.dispose();
+      const old = olds[i];
+      if (old) tf.dispose([old.m, old.v]);
+      state.slots.set(n, { m: r.m[i]!, v: r.v[i]! });
+    });
+  }
+
+  function updateOne(name: string, p: Variable, g: Tensor): void {
     const old = state.slots.get(name) ?? { m: tf.zerosLike(p), v: tf.zerosLike(p) };
     const r = adamwUpdate(p, g, old, state.step, lr, hyper, decays(name));
     p.assign(r.param);
