@@ -152,8 +152,8 @@ process.stdout.write(`${table}\n`);
 const section = `<!-- bench:synth:start -->
 ## @dv/synth: synthesis throughput against a loopback server
 Command: \`pnpm -F @dv/synth bench\` (env: BENCH_LATENCY_MS=${LATENCIES.join(',')}, BENCH_CONCURRENCY=${LEVELS.join(',')}, BENCH_ROUNDS=${ROUNDS}).
-Measured ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, ${process.platform}-${process.arch}; other jobs shared the 2 cores (1-min load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end), so
-the absolute rates are CPU-starved; the same-run ratios are the figures to compare.
+Measured ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, ${process.platform}-${process.arch}; 1-min load average ${loadBefore.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end (it includes the
+bench's own client and server; well above 2 means other jobs shared the 2 cores). The same-run ratios are the figures to compare.
 
 A loopback chat-completions server (child process) answers every request after a fixed latency L
 (${LATENCIES.join(' and ')} ms). With C requests in flight the bound is C / L. "engine" is the whole \`runSynthesis\` path
