@@ -16,6 +16,7 @@ import { basename, dirname, join } from 'node:path';
 import { DataError, defaultFormatterSettings, type FormatterSettings, hashFile } from '@dv/core';
 import * as ort from 'onnxruntime-node';
 import { Tokenizer } from 'tokenizers';
+import { encodeInBatches, readJsonIfPresent } from '../internal/model-folder.js';
 import { l2Normalize } from '../search/exact-top-k.js';
 import type { Encoder } from './encoder.js';
 
@@ -33,15 +34,6 @@ export interface OnnxEncoderOptions {
   threads?: number;
   formatter?: FormatterSettings;
   name?: string;
-}
-
-function readJsonIfPresent(path: string): Record<string, unknown> | null {
-  if (!existsSync(path)) return null;
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  } catch (err) {
-    throw new DataError(`not a JSON file: ${(err as Error).message}`, path);
-  }
 }
 
 /** The longest input a model folder declares (see `fromDir`), at most 512. */
@@ -195,12 +187,8 @@ export class OnnxEncoder implements Encoder {
     return out;
   }
 
-  private async matrix(texts: readonly string[]): Promise<Float32Array> {
-    const out = new Float32Array(texts.length * this.dim);
-    const size = this.options.batchSize ?? 32;
-    for (let s = 0; s < texts.length; s += size)
-      out.set(await this.run(texts.slice(s, s + size)), s * this.dim);
-    return out;
+  private matrix(texts: readonly string[]): Promise<Float32Array> {
+    return encodeInBatches(texts, this.dim, this.options.batchSize ?? 32, (batch) => this.run(batch));
   }
 
   encodeQueries(texts: readonly string[]): Promise<Float32Array> {

@@ -25,10 +25,11 @@
  * `settings` pins config, weights and tokenizer by SHA-256. The tfjs engine is not part of it:
  * backends agree to float rounding (~1e-6), so they share cached embeddings; `backend` reports it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { DataError, defaultFormatterSettings, type FormatterSettings, hashFile } from '@dv/core';
 import type { BackendChoice, BackendInfo, HfTokenizer, TransformerEncoder } from '@dv/train';
+import { encodeInBatches, readJsonIfPresent } from '../internal/model-folder.js';
 import type { Encoder } from './encoder.js';
 import { modelMaxLength } from './onnx-encoder.js';
 
@@ -47,15 +48,6 @@ export interface TfjsEncoderOptions {
   tokenizerPath?: string;
   formatter?: FormatterSettings;
   name?: string;
-}
-
-function readJsonIfPresent(path: string): Record<string, unknown> | null {
-  if (!existsSync(path)) return null;
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  } catch (err) {
-    throw new DataError(`not a JSON file: ${(err as Error).message}`, path);
-  }
 }
 
 /** Pooling from a sentence-transformers `1_Pooling/config.json`, if the folder has one. */
@@ -184,12 +176,8 @@ export class TfjsEncoder implements Encoder {
     }
   }
 
-  private async matrix(texts: readonly string[]): Promise<Float32Array> {
-    const out = new Float32Array(texts.length * this.dim);
-    const size = this.loaded.batchSize;
-    for (let s = 0; s < texts.length; s += size)
-      out.set(await this.run(texts.slice(s, s + size)), s * this.dim);
-    return out;
+  private matrix(texts: readonly string[]): Promise<Float32Array> {
+    return encodeInBatches(texts, this.dim, this.loaded.batchSize, (batch) => this.run(batch));
   }
 
   encodeQueries(texts: readonly string[]): Promise<Float32Array> {
