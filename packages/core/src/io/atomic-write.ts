@@ -27,6 +27,29 @@ function fsyncDir(dir: string): void {
   }
 }
 
+/** A temporary file beside `path`: `commit` fsyncs and renames it over `path`, `abort` removes it. */
+function openTemp(path: string): { fd: number; commit(): void; abort(): void } {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = tempPathFor(path);
+  const fd = openSync(tmp, 'w');
+  return {
+    fd,
+    commit() {
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, path);
+      fsyncDir(dirname(path));
+    },
+    abort() {
+      closeSync(fd);
+      rmSync(tmp, { force: true });
+    },
+  };
+}
+
 /**
  * Writes chunks produced by `produce` atomically to `path`. Each chunk is redacted of secrets.
  * If `produce` throws, nothing is left behind and the error propagates.
@@ -35,23 +58,17 @@ export async function writeAtomic(
   path: string,
   produce: (write: (chunk: string) => void) => void | Promise<void>,
 ): Promise<void> {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = tempPathFor(path);
   const secrets = secretValuesFromEnv();
-  const fd = openSync(tmp, 'w');
-  let ok = false;
+  const temp = openTemp(path);
   try {
     await produce((chunk) => {
-      writeSync(fd, redactText(chunk, secrets));
+      writeSync(temp.fd, redactText(chunk, secrets));
     });
-    fsyncSync(fd);
-    ok = true;
-  } finally {
-    closeSync(fd);
-    if (!ok) rmSync(tmp, { force: true });
+  } catch (err) {
+    temp.abort();
+    throw err;
   }
-  renameSync(tmp, path);
-  fsyncDir(dirname(path));
+  temp.commit();
 }
 
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
@@ -64,23 +81,16 @@ export async function writeJsonAtomic(path: string, value: unknown): Promise<voi
 
 /** Writes binary `chunks` back to back into `path`, atomically and byte for byte (no redaction). */
 export function writeBytesAtomic(path: string, chunks: Iterable<ArrayBufferView> | ArrayBufferView): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = tempPathFor(path);
-  const fd = openSync(tmp, 'w');
-  const list = ArrayBuffer.isView(chunks) ? [chunks] : chunks;
-  let ok = false;
+  const temp = openTemp(path);
   try {
-    for (const chunk of list) {
+    for (const chunk of ArrayBuffer.isView(chunks) ? [chunks] : chunks) {
       const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       let done = 0;
-      while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+      while (done < bytes.length) done += writeSync(temp.fd, bytes, done, bytes.length - done);
     }
-    fsyncSync(fd);
-    ok = true;
-  } finally {
-    closeSync(fd);
-    if (!ok) rmSync(tmp, { force: true });
+  } catch (err) {
+    temp.abort();
+    throw err;
   }
-  renameSync(tmp, path);
-  fsyncDir(dirname(path));
+  temp.commit();
 }

@@ -136,30 +136,43 @@ export function corpusRows(set: Pick<InstructedSet, 'corpus'>): Array<Record<str
   }));
 }
 
-/** Writes an InstructedSet with og/changed modes in FollowIR's v1 layout; returns the files written. */
-export async function writeFollowIRv1(dir: string, set: InstructedSet): Promise<string[]> {
-  const files = {
-    corpus: join(dir, 'corpus.jsonl'),
-    queries: join(dir, 'queries.jsonl'),
-    og: join(dir, 'qrels_og', 'test.jsonl'),
-    changed: join(dir, 'qrels_changed', 'test.jsonl'),
-    topRanked: join(dir, 'top_ranked.jsonl'),
-  };
-  await writeJsonl(files.corpus, corpusRows(set));
+/**
+ * Writes the files FollowIR v1 and InfoSearch share: corpus.jsonl, queries.jsonl with one
+ * `instruction_<mode>` column per mode, and qrels_<mode>/test.jsonl per mode. Returns the paths
+ * in that order.
+ */
+export async function writeModeLayout(
+  dir: string,
+  set: InstructedSet,
+  modes: ReadonlyArray<'og' | 'changed' | 'reversed'>,
+): Promise<string[]> {
+  const corpus = join(dir, 'corpus.jsonl');
+  const queries = join(dir, 'queries.jsonl');
+  await writeJsonl(corpus, corpusRows(set));
   await writeJsonl(
-    files.queries,
+    queries,
     set.queries.map((q) => ({
       _id: q.id,
       text: q.query,
-      instruction_og: q.instructions.og ?? '',
-      instruction_changed: q.instructions.changed ?? '',
+      ...Object.fromEntries(modes.map((m) => [`instruction_${m}`, q.instructions[m] ?? ''])),
       ...q.metadata,
     })),
   );
-  await writeJsonl(files.og, qrelRows(set.qrels.og ?? new Map()));
-  await writeJsonl(files.changed, qrelRows(set.qrels.changed ?? new Map()));
+  const qrelFiles: string[] = [];
+  for (const m of modes) {
+    const file = join(dir, `qrels_${m}`, 'test.jsonl');
+    await writeJsonl(file, qrelRows(set.qrels[m] ?? new Map()));
+    qrelFiles.push(file);
+  }
+  return [corpus, queries, ...qrelFiles];
+}
+
+/** Writes an InstructedSet with og/changed modes in FollowIR's v1 layout; returns the files written. */
+export async function writeFollowIRv1(dir: string, set: InstructedSet): Promise<string[]> {
+  const files = await writeModeLayout(dir, set, ['og', 'changed']);
+  const topRanked = join(dir, 'top_ranked.jsonl');
   const top: Array<{ qid: string; pid: string }> = [];
   for (const [qid, pids] of set.candidates ?? new Map()) for (const pid of pids) top.push({ qid, pid });
-  await writeJsonl(files.topRanked, top);
-  return Object.values(files);
+  await writeJsonl(topRanked, top);
+  return [...files, topRanked];
 }

@@ -10,10 +10,10 @@
  * Retrieval is over the whole per-dimension corpus (no candidates).
  */
 import { join } from 'node:path';
-import { type InstructedSet, type Qrels, writeJsonl } from '@dv/core';
+import type { InstructedSet, Qrels } from '@dv/core';
 import { z } from 'zod';
 import { findTable, IdValue, readCorpus, readQrelsTable } from '../internal/table-rows.js';
-import { corpusRows, type LoadBenchmarkOptions, qrelRows, readQueries } from './followir-v1.js';
+import { type LoadBenchmarkOptions, readQueries, writeModeLayout } from './followir-v1.js';
 
 const QueryRow = z
   .object({
@@ -61,28 +61,6 @@ export async function loadInfoSearch(
 }
 
 /** Writes an InstructedSet with og/changed/reversed modes in the InfoSearch layout (JSONL). */
-export async function writeInfoSearch(dir: string, set: InstructedSet): Promise<string[]> {
-  const files = {
-    corpus: join(dir, 'corpus.jsonl'),
-    queries: join(dir, 'queries.jsonl'),
-    og: join(dir, 'qrels_og', 'test.jsonl'),
-    changed: join(dir, 'qrels_changed', 'test.jsonl'),
-    reversed: join(dir, 'qrels_reversed', 'test.jsonl'),
-  };
-  await writeJsonl(files.corpus, corpusRows(set));
-  await writeJsonl(
-    files.queries,
-    set.queries.map((q) => ({
-      _id: q.id,
-      text: q.query,
-      instruction_og: q.instructions.og ?? '',
-      instruction_changed: q.instructions.changed ?? '',
-      instruction_reversed: q.instructions.reversed ?? '',
-      ...q.metadata,
-    })),
-  );
-  await writeJsonl(files.og, qrelRows(set.qrels.og ?? new Map()));
-  await writeJsonl(files.changed, qrelRows(set.qrels.changed ?? new Map()));
-  await writeJsonl(files.reversed, qrelRows(set.qrels.reversed ?? new Map()));
-  return Object.values(files);
+export function writeInfoSearch(dir: string, set: InstructedSet): Promise<string[]> {
+  return writeModeLayout(dir, set, ['og', 'changed', 'reversed']);
 }
