@@ -11,6 +11,7 @@
 // - Never fails the install: anything missing (pip, the wheel, a compiler) prints one line and
 //   @dv/train falls back to wasm/cpu at run time. `DV_TF_SETUP=skip` turns the step off.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -188,7 +189,7 @@ function setup() {
     existsSync(join(pkgDir, 'deps', 'lib', 'libtensorflow_cc.so.2')) // false once the cache is deleted
   ) {
     log(`ready (TensorFlow ${TF_VERSION}, already set up; ${secs()})`);
-    return;
+    return cache;
   }
   if (!existsSync(join(cache, 'lib', 'libtensorflow_cc.so.2'))) extractTensorFlow(cache);
 
@@ -214,14 +215,80 @@ function setup() {
   const version = probe(pkgDir);
   writeFileSync(stampFile, key);
   log(`ready: backend 'tensorflow', TensorFlow ${version} (libraries in ${cache}; ${secs()})`);
+  return cache;
 }
 
+/** SIMD flags for this machine's CPU (the addon is built where it runs). */
+function simdFlags() {
+  try {
+    const flags =
+      readFileSync('/proc/cpuinfo', 'utf8')
+        .match(/^flags\s*:(.*)$/m)?.[1]
+        .split(/\s+/) ?? [];
+    return flags.includes('avx2') && flags.includes('fma') ? ['-mavx2', '-mfma'] : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Compiles native/dv_tf_ops.cc (fused GELU, LayerNorm and softmax-gradient kernels registered
+ * as TensorFlow ops; see its header) against the cached TensorFlow framework library into
+ * native/build/dv_tf_ops.node. Cached by source and flags; a failure only costs speed.
+ */
+function buildFusedOps(cache) {
+  const src = join(trainDir, 'native', 'dv_tf_ops.cc');
+  const out = join(trainDir, 'native', 'build', 'dv_tf_ops.node');
+  const cxx = process.env.CXX || 'g++';
+  const flags = [
+    '-std=c++17',
+    '-O3',
+    ...simdFlags(),
+    '-fno-math-errno',
+    '-fno-trapping-math',
+    '-fPIC',
+    '-shared',
+    '-pthread',
+    '-fvisibility=hidden',
+  ];
+  const key = createHash('sha256')
+    .update(readFileSync(src))
+    .update(`${cxx} ${flags.join(' ')} ${TF_VERSION}`)
+    .digest('hex')
+    .slice(0, 16);
+  const keyFile = `${out}.key`;
+  if (existsSync(out) && existsSync(keyFile) && readFileSync(keyFile, 'utf8') === key) return 'already built';
+  const cached = join(cache, 'fused-ops', key, 'dv_tf_ops.node');
+  if (!existsSync(cached)) {
+    mkdirSync(dirname(cached), { recursive: true });
+    const tmp = `${cached}.tmp-${process.pid}`;
+    const lib = join(cache, 'lib');
+    run(cxx, [...flags, src, '-o', tmp, `-L${lib}`, '-l:libtensorflow_framework.so.2', `-Wl,-rpath,${lib}`]);
+    renameSync(tmp, cached);
+  }
+  mkdirSync(dirname(out), { recursive: true });
+  const tmp = `${out}.tmp-${process.pid}`;
+  copyFileSync(cached, tmp);
+  renameSync(tmp, out);
+  writeFileSync(keyFile, key);
+  return 'built';
+}
+
+let cache;
 try {
-  setup();
+  cache = setup();
 } catch (err) {
   const why = err instanceof SetupSkipped ? err.message : (err?.message ?? String(err)).split('\n')[0];
   log(
     `not available (${why}); @dv/train will fall back to wasm/cpu (slower). Retry: node packages/train/scripts/setup-native-tf.mjs`,
   );
+}
+if (cache) {
+  try {
+    log(`fused kernels ${buildFusedOps(cache)} (packages/train/native/build; ${secs()})`);
+  } catch (err) {
+    const why = err instanceof SetupSkipped ? err.message : (err?.message ?? String(err)).split('\n')[0];
+    log(`fused kernels not built (${why}); training uses the slower composed ops`);
+  }
 }
 process.exitCode = 0;

@@ -38,10 +38,12 @@ export { l2Normalize, type Pooling, pool, poolCls, poolings, poolMean } from './
 export {
   type EncoderBatch,
   type ForwardOptions,
+  type OutputRows,
   TransformerEncoder,
   toForwardInputs,
 } from './encoders/transformer-encoder.js';
 export * from './export/index.js';
+export { fusedOpsStatus } from './internal/fused-ops.js';
 export { infoNceLoss } from './losses/info-nce.js';
 export {
   type AdamWHyper,

@@ -14,12 +14,16 @@ tfjs-node), wasm, cpu; set DV_TF_BACKEND to force one.`,
     for (const [name, version] of Object.entries(dvPackageVersions()))
       out.write(`${name.padEnd(10)}${version}\n`);
     // Loaded here, not at the top: loading tfjs costs every other command a second.
-    const { initBackend } = await import('@dv/train');
+    const { fusedOpsStatus, initBackend } = await import('@dv/train');
     try {
       const b = await initBackend();
       const tfVersion = b.tensorflowVersion ? `, TensorFlow ${b.tensorflowVersion}` : '';
       out.write(`training backend: ${b.tfjsBackend} (${b.choice}${tfVersion}, tfjs ${b.tfjsVersion})\n`);
       out.write(`  why: ${b.reason}\n`);
+      if (b.tfjsBackend === 'tensorflow') {
+        const fused = fusedOpsStatus();
+        out.write(`fused kernels: ${fused.loaded ? 'loaded' : 'not loaded'} (${fused.why})\n`);
+      }
       if (b.tfjsBackend !== 'tensorflow' && !process.env.DV_TF_BACKEND)
         out.write(
           '  native TensorFlow is much faster: run `node packages/train/scripts/setup-native-tf.mjs` to see why it is missing\n',

@@ -44,12 +44,20 @@ export interface ForwardInputs {
 }
 
 export type Params = (name: string) => Tensor;
+/** Which positions of the last hidden state to compute: all, or only position 0 (CLS pooling). */
+export type OutputRows = 'all' | 'cls';
 export type Dropout = (x: Tensor) => Tensor;
 
 export interface Architecture {
   parameters(config: EncoderConfig): Record<string, ParameterSpec>;
-  /** Last hidden state [B, T, H]. */
-  forward(config: EncoderConfig, p: Params, inputs: ForwardInputs, dropout: Dropout): Tensor;
+  /** Last hidden state [B, T, H], or [B, 1, H] with rows `cls`. */
+  forward(
+    config: EncoderConfig,
+    p: Params,
+    inputs: ForwardInputs,
+    dropout: Dropout,
+    rows: OutputRows,
+  ): Tensor;
 }
 
 const ln = (h: number): Record<string, ParameterSpec> => ({
@@ -108,15 +116,31 @@ function positionEmbeddings(c: EncoderConfig, table: Tensor, inputIds: Tensor): 
   return tf.slice(table, [0, 0], [t, table.shape[1]!]).expandDims(0);
 }
 
-function bertForward(c: EncoderConfig, p: Params, inp: ForwardInputs, dropout: Dropout): Tensor {
+/**
+ * Embedding rows [B*T, H] -> the encoder stack. With `rows: 'cls'` the last layer computes only
+ * what position 0's output depends on: its query, but every key and value; the result is then
+ * [B*1, H] and equal to the full pass's rows at position 0 (used for CLS pooling, where the
+ * other positions' last-layer outputs are never read).
+ */
+function bertForward(
+  c: EncoderConfig,
+  p: Params,
+  inp: ForwardInputs,
+  dropout: Dropout,
+  rows: OutputRows,
+): Tensor {
+  const [b, t] = inp.inputIds.shape as [number, number];
+  const h = c.hidden_size;
   const types = inp.tokenTypeIds ?? tf.zerosLike(inp.inputIds);
-  let x = tf.add(
-    tf.add(
-      embeddingLookup(p('embeddings.word_embeddings.weight'), inp.inputIds),
-      positionEmbeddings(c, p('embeddings.position_embeddings.weight'), inp.inputIds),
-    ),
-    embeddingLookup(p('embeddings.token_type_embeddings.weight'), types),
-  );
+  let x = tf
+    .add(
+      tf.add(
+        embeddingLookup(p('embeddings.word_embeddings.weight'), inp.inputIds),
+        positionEmbeddings(c, p('embeddings.position_embeddings.weight'), inp.inputIds),
+      ),
+      embeddingLookup(p('embeddings.token_type_embeddings.weight'), types),
+    )
+    .reshape([b * t, h]);
   x = dropout(
     layerNorm(x, p('embeddings.LayerNorm.weight'), p('embeddings.LayerNorm.bias'), c.layer_norm_eps),
   );
@@ -125,12 +149,28 @@ function bertForward(c: EncoderConfig, p: Params, inp: ForwardInputs, dropout: D
   const heads = c.num_attention_heads;
   for (let i = 0; i < c.num_hidden_layers; i++) {
     const l = (n: string) => p(`encoder.layer.${i}.${n}`);
-    const proj = (n: string) =>
-      splitHeads(linear(x, l(`attention.self.${n}.weight`), l(`attention.self.${n}.bias`)), heads);
-    const ctx = mergeHeads(attention(proj('query'), proj('key'), proj('value'), bias));
+    const w = (n: string) => l(`attention.self.${n}.weight`);
+    const wb = (n: string) => l(`attention.self.${n}.bias`);
+    // Q, K and V in one GEMM over the packed [3H, H] weight (its gradient is split back).
+    const clsOnly = rows === 'cls' && i === c.num_hidden_layers - 1;
+    let q: Tensor;
+    let k: Tensor;
+    let v: Tensor;
+    let residual = x;
+    if (clsOnly) {
+      residual = clsRows(x, b);
+      [q] = splitHeads(linear(residual, w('query'), wb('query')), b, heads) as [Tensor];
+      const kv = linear(x, tf.concat([w('key'), w('value')], 0), tf.concat([wb('key'), wb('value')], 0));
+      [k, v] = splitHeads(kv, b, heads, 2) as [Tensor, Tensor];
+    } else {
+      const packed = tf.concat([w('query'), w('key'), w('value')], 0);
+      const qkv = linear(x, packed, tf.concat([wb('query'), wb('key'), wb('value')], 0));
+      [q, k, v] = splitHeads(qkv, b, heads, 3) as [Tensor, Tensor, Tensor];
+    }
+    const ctx = mergeHeads(attention(q, k, v, bias));
     const a = dropout(linear(ctx, l('attention.output.dense.weight'), l('attention.output.dense.bias')));
     const x1 = layerNorm(
-      tf.add(a, x),
+      tf.add(a, residual),
       l('attention.output.LayerNorm.weight'),
       l('attention.output.LayerNorm.bias'),
       c.layer_norm_eps,
@@ -144,7 +184,13 @@ function bertForward(c: EncoderConfig, p: Params, inp: ForwardInputs, dropout: D
       c.layer_norm_eps,
     );
   }
-  return x;
+  return x.reshape([b, x.shape[0]! / b, h]);
+}
+
+/** Rows [B*T, H] -> the rows of position 0, [B, H]. */
+function clsRows(x: Tensor, batch: number): Tensor {
+  const h = x.shape[1]!;
+  return tf.slice(x.reshape([batch, -1, h]), [0, 0, 0], [batch, 1, h]).reshape([batch, h]);
 }
 
 function gteParameters(c: EncoderConfig): Record<string, ParameterSpec> {
@@ -197,7 +243,14 @@ function applyRope(x: Tensor, cos: Tensor, sin: Tensor): Tensor {
   return tf.add(tf.mul(x, cos), tf.mul(tf.concat([tf.neg(x2!), x1!], 3), sin));
 }
 
-function gteForward(c: EncoderConfig, p: Params, inp: ForwardInputs, dropout: Dropout): Tensor {
+function gteForward(
+  c: EncoderConfig,
+  p: Params,
+  inp: ForwardInputs,
+  dropout: Dropout,
+  rows: OutputRows,
+): Tensor {
+  const [b, t] = inp.inputIds.shape as [number, number];
   const h = c.hidden_size;
   const I = c.intermediate_size;
   const heads = c.num_attention_heads;
@@ -207,30 +260,46 @@ function gteForward(c: EncoderConfig, p: Params, inp: ForwardInputs, dropout: Dr
     x = tf.add(x, embeddingLookup(p('embeddings.token_type_embeddings.weight'), types));
   }
   x = dropout(
-    layerNorm(x, p('embeddings.LayerNorm.weight'), p('embeddings.LayerNorm.bias'), c.layer_norm_eps),
+    layerNorm(
+      x.reshape([b * t, h]),
+      p('embeddings.LayerNorm.weight'),
+      p('embeddings.LayerNorm.bias'),
+      c.layer_norm_eps,
+    ),
   );
   const bias = attentionMaskBias(inp.attentionMask);
-  const { cos, sin } = ropeTables(c, inp.inputIds.shape[1]!);
+  const { cos, sin } = ropeTables(c, t);
   const act = activations[c.hidden_act];
   for (let i = 0; i < c.num_hidden_layers; i++) {
     const l = (n: string) => p(`encoder.layer.${i}.${n}`);
-    const qkv = linear(x, l('attention.qkv_proj.weight'), l('attention.qkv_proj.bias'));
-    const [q, k, v] = tf.split(qkv, [h, h, h], 2);
-    const ctx = mergeHeads(
-      attention(
-        applyRope(splitHeads(q!, heads), cos, sin),
-        applyRope(splitHeads(k!, heads), cos, sin),
-        splitHeads(v!, heads),
-        bias,
-      ),
-    );
+    const clsOnly = rows === 'cls' && i === c.num_hidden_layers - 1;
+    const wQkv = l('attention.qkv_proj.weight');
+    const bQkv = l('attention.qkv_proj.bias');
+    let q: Tensor;
+    let k: Tensor;
+    let v: Tensor;
+    let residual = x;
+    if (clsOnly) {
+      // Position 0's query: rotation by angle 0 is the identity (cos 1, sin 0).
+      residual = clsRows(x, b);
+      const [wq, wkv] = tf.split(wQkv, [h, 2 * h], 0) as [Tensor, Tensor];
+      const [bq, bkv] = tf.split(bQkv, [h, 2 * h], 0) as [Tensor, Tensor];
+      [q] = splitHeads(linear(residual, wq, bq), b, heads) as [Tensor];
+      [k, v] = splitHeads(linear(x, wkv, bkv), b, heads, 2) as [Tensor, Tensor];
+      k = applyRope(k, cos, sin);
+    } else {
+      [q, k, v] = splitHeads(linear(x, wQkv, bQkv), b, heads, 3) as [Tensor, Tensor, Tensor];
+      q = applyRope(q, cos, sin);
+      k = applyRope(k, cos, sin);
+    }
+    const ctx = mergeHeads(attention(q, k, v, bias));
     const a = dropout(linear(ctx, l('attention.o_proj.weight'), l('attention.o_proj.bias')));
-    const x1 = layerNorm(tf.add(x, a), l('attn_ln.weight'), l('attn_ln.bias'), c.layer_norm_eps);
-    const [up, gate] = tf.split(linear(x1, l('mlp.up_gate_proj.weight')), [I, I], 2);
+    const x1 = layerNorm(tf.add(residual, a), l('attn_ln.weight'), l('attn_ln.bias'), c.layer_norm_eps);
+    const [up, gate] = tf.split(linear(x1, l('mlp.up_gate_proj.weight')), [I, I], 1);
     const down = dropout(linear(tf.mul(act(gate!), up!), l('mlp.down_proj.weight'), l('mlp.down_proj.bias')));
     x = layerNorm(tf.add(x1, down), l('mlp_ln.weight'), l('mlp_ln.bias'), c.layer_norm_eps);
   }
-  return x;
+  return x.reshape([b, x.shape[0]! / b, h]);
 }
 
 export const architectures = Object.freeze({

@@ -22,8 +22,10 @@ import {
   requireWeight,
 } from '../export/index.js';
 import { readSafetensors } from '../safetensors/index.js';
-import { architectures, type ForwardInputs, type ParameterSpec } from './architectures.js';
+import { architectures, type ForwardInputs, type OutputRows, type ParameterSpec } from './architectures.js';
 import { type Pooling, pool, poolCls } from './pooling.js';
+
+export type { OutputRows };
 
 export interface EncoderBatch {
   inputIds: number[][];
@@ -34,6 +36,12 @@ export interface EncoderBatch {
 export interface ForwardOptions {
   /** Dropout with `config.hidden_dropout_prob` when set; masks are drawn from `rng`. */
   training?: { rng: Rng };
+  /**
+   * `cls`: compute only position 0 of the last layer (its query, every key and value) and
+   * return [B, 1, H]; the same numbers as the full pass's first position, at about 1/L less
+   * work for L layers. `embed` uses it for CLS pooling unless told `all`. Default `all`.
+   */
+  rows?: OutputRows;
 }
 
 export class TransformerEncoder {
@@ -108,13 +116,19 @@ export class TransformerEncoder {
     return v;
   };
 
-  /** Last hidden state [B, T, H]. Inputs are int32 tensors [B, T]. */
+  /** Last hidden state [B, T, H] ([B, 1, H] with `rows: 'cls'`). Inputs are int32 tensors [B, T]. */
   forward(inputs: ForwardInputs, options: ForwardOptions = {}): Tensor {
     const rate = (this.config as { hidden_dropout_prob?: number }).hidden_dropout_prob ?? 0;
     const rng = options.training?.rng;
     const dropout =
       rng && rate > 0 ? (x: Tensor) => tf.dropout(x, rate, undefined, rng.nextUint32()) : (x: Tensor) => x;
-    return architectures[this.config.model_type].forward(this.config, this.param, inputs, dropout);
+    return architectures[this.config.model_type].forward(
+      this.config,
+      this.param,
+      inputs,
+      dropout,
+      options.rows ?? 'all',
+    );
   }
 
   /** BERT / XLM-R pooler output tanh(W h[:,0] + b), when the checkpoint has one. */
@@ -125,9 +139,17 @@ export class TransformerEncoder {
     return tf.tanh(tf.add(tf.matMul(poolCls(hidden) as tf.Tensor2D, w as tf.Tensor2D, false, true), b));
   }
 
-  /** Sentence embeddings [B, H]: forward, pool, optionally L2-normalise. */
+  /**
+   * Sentence embeddings [B, H]: forward, pool, optionally L2-normalise. CLS pooling computes
+   * only position 0 of the last layer unless `options.rows` is `all`.
+   */
   embed(inputs: ForwardInputs, pooling: Pooling, normalize: boolean, options: ForwardOptions = {}): Tensor {
-    return tf.tidy(() => pool(this.forward(inputs, options), inputs.attentionMask, pooling, normalize));
+    const rows = options.rows ?? (pooling === 'cls' ? 'cls' : 'all');
+    if (rows === 'cls' && pooling !== 'cls')
+      throw new Error(`${pooling} pooling needs every row (rows: 'all')`);
+    return tf.tidy(() =>
+      pool(this.forward(inputs, { ...options, rows }), inputs.attentionMask, pooling, normalize),
+    );
   }
 
   /** Current weights as plain arrays (HF names, torch layouts), extras included. */

@@ -63,12 +63,17 @@ export function runGolden(dir: string): GoldenReport {
         ...(ex.has('token_type_ids') ? { tokenTypeIds: ints(ex.get('token_type_ids')!) } : {}),
       };
       const h = enc.forward(inputs);
-      const cmp = (key: string, t: tf.Tensor | undefined) => {
-        if (ex.has(key) && t) outputs[key] = maxAbsDiff(t.dataSync(), ref(key));
+      const cmp = (key: string, t: tf.Tensor | undefined, label = key) => {
+        if (ex.has(key) && t) outputs[label] = maxAbsDiff(t.dataSync(), ref(key));
       };
       cmp('last_hidden_state_f32', h);
       cmp('pooler_output_f32', enc.pooler(h));
       cmp('cls_normalized_f32', enc.embed(inputs, 'cls', true));
+      cmp(
+        'cls_normalized_f32',
+        enc.embed(inputs, 'cls', true, { rows: 'all' }),
+        'cls_normalized_f32 rows=all',
+      );
       cmp('mean_pooled_f32', enc.embed(inputs, 'mean', false));
       cmp('mean_normalized_f32', enc.embed(inputs, 'mean', true));
       if (ex.has('pair_input_ids')) {
@@ -93,24 +98,29 @@ export function runGolden(dir: string): GoldenReport {
       ]);
       const vars = enc.trainableVariables();
       const tfName = new Map(enc.trainableNames().map((n, i) => [n, vars[i]!.name]));
-      const { value, grads: g } = tf.variableGrads(() => {
-        const cls = tf.squeeze(tf.slice(enc.forward(inputs), [0, 0, 0], [-1, 1, -1]), [1]);
-        return tf.mean(tf.square(tf.sub(cls, target))) as tf.Scalar;
-      }, vars);
-      lossDiff = Math.abs(value.dataSync()[0]! - tensorToFloat32(grads.get('__loss__')!, 'loss')[0]!);
-      for (const [name, t] of grads) {
-        if (name.startsWith('__')) continue;
-        const r = tensorToFloat32(t, name);
-        const mine = g[tfName.get(name) ?? ''];
-        if (!mine) {
-          gradients[name] = Number.POSITIVE_INFINITY;
-          continue;
+      const refLoss = tensorToFloat32(grads.get('__loss__')!, 'loss')[0]!;
+      // The same loss through the full forward pass and through the CLS-only last layer.
+      for (const rows of ['all', 'cls'] as const) {
+        const { value, grads: g } = tf.variableGrads(() => {
+          const cls = tf.squeeze(tf.slice(enc.forward(inputs, { rows }), [0, 0, 0], [-1, 1, -1]), [1]);
+          return tf.mean(tf.square(tf.sub(cls, target))) as tf.Scalar;
+        }, vars);
+        const tag = rows === 'all' ? '' : 'rows=cls ';
+        lossDiff = Math.max(Number.isNaN(lossDiff) ? 0 : lossDiff, Math.abs(value.dataSync()[0]! - refLoss));
+        for (const [name, t] of grads) {
+          if (name.startsWith('__')) continue;
+          const r = tensorToFloat32(t, name);
+          const mine = g[tfName.get(name) ?? ''];
+          if (!mine) {
+            gradients[tag + name] = Number.POSITIVE_INFINITY;
+            continue;
+          }
+          const diff = maxAbsDiff(mine.dataSync(), r);
+          // Analytically zero gradients (attention key biases: softmax is shift-invariant) are
+          // float noise on both sides (~1e-8); they are compared absolutely instead.
+          if (maxAbs(r) < 1e-6) zeroGradients[tag + name] = diff;
+          else gradients[tag + name] = diff / maxAbs(r);
         }
-        const diff = maxAbsDiff(mine.dataSync(), r);
-        // Analytically zero gradients (attention key biases: softmax is shift-invariant) are
-        // float noise on both sides (~1e-8); they are compared absolutely instead.
-        if (maxAbs(r) < 1e-6) zeroGradients[name] = diff;
-        else gradients[name] = diff / maxAbs(r);
       }
     });
   } finally {

@@ -1,0 +1,111 @@
+/**
+ * The fused TensorFlow kernels of native/dv_tf_ops.cc (exact GELU and its gradient, LayerNorm
+ * forward with its row statistics and its gradient, the softmax gradient: one pass each where
+ * TF eager runs 4-11 elementwise ops), loaded into the native backend's TensorFlow and exposed
+ * as tfjs kernels. The set-up script compiles the addon into native/build/ next to this
+ * package's sources; where it is absent, fails to load, the backend is not `tensorflow`, or
+ * `DV_FUSED_OPS=off`, `fusedOps()` returns undefined and tf-layers.ts uses its tfjs
+ * compositions (same formulas; the golden tests check both paths).
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Tensor } from '@tensorflow/tfjs';
+import { tf } from '../backend/tf.js';
+
+const backendName = 'tensorflow';
+
+/** Where the set-up script puts the compiled addon (from src/internal or dist/internal). */
+export const fusedOpsPath = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'native',
+  'build',
+  'dv_tf_ops.node',
+);
+
+export interface FusedOps {
+  gelu(x: Tensor): Tensor;
+  geluGrad(dy: Tensor, x: Tensor): Tensor;
+  /** y, and per-row mean and 1/sqrt(var + eps) (rows = all axes but the last). */
+  layerNorm(x: Tensor, gamma: Tensor, beta: Tensor, epsilon: number): [Tensor, Tensor, Tensor];
+  /** dx, dgamma, dbeta. */
+  layerNormGrad(dy: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor): [Tensor, Tensor, Tensor];
+  softmaxGrad(dy: Tensor, y: Tensor): Tensor;
+}
+
+interface NodeKernelBackend {
+  binding: { TF_ATTR_FLOAT: number };
+  executeSingleOutput(name: string, attrs: unknown[], inputs: tf.TensorInfo[]): tf.TensorInfo;
+  executeMultipleOutputs(name: string, attrs: unknown[], inputs: tf.TensorInfo[], n: number): tf.TensorInfo[];
+}
+
+type KernelArgs = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap };
+
+let state: { ok: true } | { ok: false; why: string } | undefined;
+
+/** Loads the addon and registers the tfjs kernels once; returns why not when it cannot. */
+export function fusedOpsStatus(): { loaded: boolean; why: string } {
+  if (process.env.DV_FUSED_OPS === 'off') return { loaded: false, why: 'DV_FUSED_OPS=off' };
+  if (tf.getBackend() !== backendName) return { loaded: false, why: `backend is ${tf.getBackend()}` };
+  state ??= load();
+  return state.ok ? { loaded: true, why: fusedOpsPath } : { loaded: false, why: state.why };
+}
+
+function load(): { ok: true } | { ok: false; why: string } {
+  if (!existsSync(fusedOpsPath)) return { ok: false, why: `not built (${fusedOpsPath} is absent)` };
+  try {
+    createRequire(import.meta.url)(fusedOpsPath);
+  } catch (err) {
+    return { ok: false, why: `cannot load ${fusedOpsPath}: ${(err as Error).message.split('\n')[0]}` };
+  }
+  const reg = (
+    kernelName: string,
+    run: (be: NodeKernelBackend, args: KernelArgs) => tf.TensorInfo | tf.TensorInfo[],
+  ) =>
+    tf.registerKernel({
+      kernelName,
+      backendName,
+      kernelFunc: ((args: KernelArgs) => run(args.backend as NodeKernelBackend, args)) as tf.KernelFunc,
+    });
+  const ins = (args: KernelArgs, names: string[]) => names.map((n) => args.inputs[n]!);
+  reg('DvGelu', (be, a) => be.executeSingleOutput('DvGelu', [], ins(a, ['x'])));
+  reg('DvGeluGrad', (be, a) => be.executeSingleOutput('DvGeluGrad', [], ins(a, ['dy', 'x'])));
+  reg('DvLayerNorm', (be, a) =>
+    be.executeMultipleOutputs(
+      'DvLayerNorm',
+      [{ name: 'epsilon', type: be.binding.TF_ATTR_FLOAT, value: a.attrs!.epsilon }],
+      ins(a, ['x', 'gamma', 'beta']),
+      3,
+    ),
+  );
+  reg('DvLayerNormGrad', (be, a) =>
+    be.executeMultipleOutputs('DvLayerNormGrad', [], ins(a, ['dy', 'x', 'gamma', 'mean', 'rstd']), 3),
+  );
+  reg('DvSoftmaxGrad', (be, a) => be.executeSingleOutput('DvSoftmaxGrad', [], ins(a, ['dy', 'y'])));
+  return { ok: true };
+}
+
+const run = <T extends Tensor | Tensor[]>(
+  name: string,
+  inputs: tf.NamedTensorMap,
+  attrs?: tf.NamedAttrMap,
+): T => tf.engine().runKernel<T>(name, inputs, attrs);
+
+const ops: FusedOps = {
+  gelu: (x) => run('DvGelu', { x }),
+  geluGrad: (dy, x) => run('DvGeluGrad', { dy, x }),
+  layerNorm: (x, gamma, beta, epsilon) =>
+    run('DvLayerNorm', { x, gamma, beta }, { epsilon }) as [Tensor, Tensor, Tensor],
+  layerNormGrad: (dy, x, gamma, mean, rstd) =>
+    run('DvLayerNormGrad', { dy, x, gamma, mean, rstd }) as [Tensor, Tensor, Tensor],
+  softmaxGrad: (dy, y) => run('DvSoftmaxGrad', { dy, y }),
+};
+
+/** The fused kernels when they apply (native backend, addon loaded), else undefined. */
+export function fusedOps(...operands: Tensor[]): FusedOps | undefined {
+  if (operands.some((t) => t.dtype !== 'float32')) return undefined;
+  return fusedOpsStatus().loaded ? ops : undefined;
+}
