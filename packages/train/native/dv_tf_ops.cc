@@ -11,6 +11,8 @@
 //       g = dy * gamma,  dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),
 //       dgamma = sum_rows(dy * xhat),  dbeta = sum_rows(dy)
 //   DvSoftmaxGrad(dy, y) = y * (dy - sum(dy * y)) over the last axis      (y = softmax(x))
+//   DvAttention / DvAttentionGrad: multi-head attention on packed QKV rows (see below)
+//   DvAdamW: one AdamW step for one parameter (see below)
 //
 // Phi uses erfc(z) ~= t * P(t) * exp(-z^2), t = 1 / (1 + p z) (Abramowitz & Stegun 7.1.26,
 // |error| <= 1.5e-7), evaluated for |u| so neither tail cancels; exp is a range-reduced
@@ -18,6 +20,8 @@
 // (TF_NUM_INTRAOP_THREADS, else the hardware count), as TF's own CPU kernels do.
 //
 // Built by packages/train/scripts/setup-native-tf.mjs; loaded by src/internal/fused-ops.ts.
+
+#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -66,6 +70,8 @@ TF_Tensor* TF_AllocateOutput(TF_OpKernelContext* ctx, int index, TF_DataType dty
 void TF_OpKernelConstruction_Failure(TF_OpKernelConstruction* ctx, TF_Status* status);
 void TF_OpKernelContext_Failure(TF_OpKernelContext* ctx, TF_Status* status);
 void TF_OpKernelConstruction_GetAttrFloat(TF_OpKernelConstruction* ctx, const char* attr_name, float* val,
+                                          TF_Status* status);
+void TF_OpKernelConstruction_GetAttrInt64(TF_OpKernelConstruction* ctx, const char* attr_name, int64_t* val,
                                           TF_Status* status);
 TF_OpDefinitionBuilder* TF_NewOpDefinitionBuilder(const char* op_name);
 void TF_RegisterOpDefinition(TF_OpDefinitionBuilder* builder, TF_Status* status);
@@ -120,8 +126,8 @@ void ParallelRows(int64_t rows, int64_t cost_per_row, Fn fn) {
 
 // exp(x) for float: x = n ln2 + r, |r| <= ln2/2, exp(r) by a degree-6 Taylor polynomial
 // (relative error < 2e-7 on that interval), times 2^n built in the exponent bits.
-inline float FastExp(float x) {
-  x = std::min(88.0f, std::max(-87.0f, x));
+inline float FastExp(float x_in) {
+  const float x = std::min(88.0f, std::max(-87.0f, x_in));
   const float n = std::floor(x * 1.44269504088896341f + 0.5f);
   const float r = (x - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
   float p = 1.0f / 720.0f;
@@ -134,7 +140,7 @@ inline float FastExp(float x) {
   const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  return x_in < -87.0f ? 0.0f : p * scale;  // exp(-87) ~ 1.6e-38: below it, 0 as for -inf
 }
 
 constexpr float kSqrtHalf = 0.70710678118654752440f;
@@ -150,6 +156,86 @@ inline void NormalCdfPdf(float x, float* cdf, float* pdf) {
   const float half_erfc = 0.5f * poly * e;  // 0.5 * erfc(|x| / sqrt 2) = Phi(-|x|)
   *cdf = x < 0.0f ? half_erfc : 1.0f - half_erfc;
   *pdf = kInvSqrt2Pi * e;
+}
+
+// ---- small dense products (attention) --------------------------------------------------------
+
+// C[M x N] = A[M x K] B[K x N] (+ C when accumulate), all row-major with leading dimensions
+// lda, ldb, ldc. Register-blocked 4 rows x 16 columns (8 accumulators of 8 floats under AVX2);
+// the remainders take the plain loop. AVX2 + FMA intrinsics where the build enables them. Sized for attention's per-head products (T x d, T x T).
+void Gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
+          int64_t ldc, bool accumulate) {
+  constexpr int64_t MR = 4, NR = 16;
+  const int64_t m4 = M - M % MR, n16 = N - N % NR;
+#if defined(__AVX2__) && defined(__FMA__)
+  for (int64_t i = 0; i < m4; i += MR) {
+    const float* a0 = A + i * lda;
+    const float* a1 = a0 + lda;
+    const float* a2 = a1 + lda;
+    const float* a3 = a2 + lda;
+    for (int64_t j = 0; j < n16; j += NR) {
+      float* c = C + i * ldc + j;
+      __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+             c31 = c00;
+      if (accumulate) {
+        c00 = _mm256_loadu_ps(c), c01 = _mm256_loadu_ps(c + 8);
+        c10 = _mm256_loadu_ps(c + ldc), c11 = _mm256_loadu_ps(c + ldc + 8);
+        c20 = _mm256_loadu_ps(c + 2 * ldc), c21 = _mm256_loadu_ps(c + 2 * ldc + 8);
+        c30 = _mm256_loadu_ps(c + 3 * ldc), c31 = _mm256_loadu_ps(c + 3 * ldc + 8);
+      }
+      const float* bk = B + j;
+      for (int64_t k = 0; k < K; ++k, bk += ldb) {
+        const __m256 b0 = _mm256_loadu_ps(bk), b1 = _mm256_loadu_ps(bk + 8);
+        __m256 av = _mm256_broadcast_ss(a0 + k);
+        c00 = _mm256_fmadd_ps(av, b0, c00), c01 = _mm256_fmadd_ps(av, b1, c01);
+        av = _mm256_broadcast_ss(a1 + k);
+        c10 = _mm256_fmadd_ps(av, b0, c10), c11 = _mm256_fmadd_ps(av, b1, c11);
+        av = _mm256_broadcast_ss(a2 + k);
+        c20 = _mm256_fmadd_ps(av, b0, c20), c21 = _mm256_fmadd_ps(av, b1, c21);
+        av = _mm256_broadcast_ss(a3 + k);
+        c30 = _mm256_fmadd_ps(av, b0, c30), c31 = _mm256_fmadd_ps(av, b1, c31);
+      }
+      _mm256_storeu_ps(c, c00), _mm256_storeu_ps(c + 8, c01);
+      _mm256_storeu_ps(c + ldc, c10), _mm256_storeu_ps(c + ldc + 8, c11);
+      _mm256_storeu_ps(c + 2 * ldc, c20), _mm256_storeu_ps(c + 2 * ldc + 8, c21);
+      _mm256_storeu_ps(c + 3 * ldc, c30), _mm256_storeu_ps(c + 3 * ldc + 8, c31);
+    }
+  }
+#else
+  for (int64_t i = 0; i < m4; i += MR) {
+    for (int64_t j = 0; j < n16; j += NR) {
+      float acc[MR][NR];
+      for (int64_t r = 0; r < MR; ++r)
+        for (int64_t c = 0; c < NR; ++c) acc[r][c] = accumulate ? C[(i + r) * ldc + j + c] : 0.0f;
+      for (int64_t k = 0; k < K; ++k) {
+        const float* b = B + k * ldb + j;
+        for (int64_t r = 0; r < MR; ++r) {
+          const float a = A[(i + r) * lda + k];
+          for (int64_t c = 0; c < NR; ++c) acc[r][c] += a * b[c];
+        }
+      }
+      for (int64_t r = 0; r < MR; ++r)
+        for (int64_t c = 0; c < NR; ++c) C[(i + r) * ldc + j + c] = acc[r][c];
+    }
+  }
+#endif
+  // Remainders: rows past m4 (all columns), and columns past n16 (rows before m4).
+  auto plain = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+    for (int64_t i = i0; i < i1; ++i)
+      for (int64_t j = j0; j < j1; ++j) {
+        float s = accumulate ? C[i * ldc + j] : 0.0f;
+        for (int64_t k = 0; k < K; ++k) s += A[i * lda + k] * B[k * ldb + j];
+        C[i * ldc + j] = s;
+      }
+  };
+  plain(m4, M, 0, N);
+  plain(0, m4, n16, N);
+}
+
+// dst[cols x rows] = src[rows x cols]^T (src leading dimension lds).
+void Transpose(int64_t rows, int64_t cols, const float* src, int64_t lds, float* dst) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) dst[j * rows + i] = src[i * lds + j];
 }
 
 // ---- TF plumbing -----------------------------------------------------------------------------
@@ -374,6 +460,181 @@ void SoftmaxGradCompute(void*, TF_OpKernelContext* ctx) {
   });
 }
 
+
+// Multi-head attention on the packed projection layout, per sequence b and head h:
+//   qkv [B*T, 3H] holds Q | K | V side by side, head h in columns h*d .. h*d+d-1 of each;
+//   P = softmax(scale * Q K^T + mask[b]) (mask: [B, T] additive, 0 or float32 min),
+//   ctx[b*T + t, h*d + e] = (P V)[t, e]: heads merged back into [B*T, H].
+// Outputs ctx and P [B, heads, T, T] (kept for the gradient). Gradient, with dP = dctx V^T:
+//   dS = scale * P * (dP - rowsum(dP * P)),  dQ = dS K,  dK = dS^T Q,  dV = P^T dctx.
+struct AttentionKernel {
+  int64_t heads = 1;
+  float scale = 1.0f;
+};
+
+void* AttentionCreate(TF_OpKernelConstruction* ctx) {
+  auto* k = new AttentionKernel;
+  Status st;
+  int64_t heads = 1;
+  TF_OpKernelConstruction_GetAttrInt64(ctx, "heads", &heads, st.s);
+  if (st.ok()) TF_OpKernelConstruction_GetAttrFloat(ctx, "scale", &k->scale, st.s);
+  if (!st.ok()) TF_OpKernelConstruction_Failure(ctx, st.s);
+  k->heads = heads;
+  return k;
+}
+
+void AttentionDelete(void* k) { delete static_cast<AttentionKernel*>(k); }
+
+struct AttentionShape {
+  int64_t batch, t, hidden, heads, d;
+};
+
+bool AttentionShapeOf(TF_OpKernelContext* ctx, const Input& qkv, const Input& mask, int64_t heads,
+                      AttentionShape* s) {
+  if (TF_NumDims(qkv.t) != 2 || TF_NumDims(mask.t) != 2 || heads <= 0) {
+    Fail(ctx, "DvAttention: qkv must be [B*T, 3H] and mask [B, T]");
+    return false;
+  }
+  s->batch = TF_Dim(mask.t, 0);
+  s->t = TF_Dim(mask.t, 1);
+  s->hidden = TF_Dim(qkv.t, 1) / 3;
+  s->heads = heads;
+  s->d = s->hidden / heads;
+  if (TF_Dim(qkv.t, 0) != s->batch * s->t || s->hidden * 3 != TF_Dim(qkv.t, 1) || s->d * heads != s->hidden) {
+    Fail(ctx, "DvAttention: qkv rows != B*T, or width not 3 * heads * d");
+    return false;
+  }
+  return true;
+}
+
+void AttentionCompute(void* kernel, TF_OpKernelContext* ctx) {
+  const auto* k = static_cast<AttentionKernel*>(kernel);
+  Input qkv, mask;
+  Out ctx_out, p_out;
+  if (!GetInput(ctx, 0, &qkv) || !GetInput(ctx, 1, &mask)) return;
+  AttentionShape s;
+  if (!AttentionShapeOf(ctx, qkv, mask, k->heads, &s)) return;
+  const int64_t T = s.t, d = s.d, H = s.hidden, ld = 3 * H;
+  float* out = Output(ctx, 0, {s.batch * T, H}, &ctx_out.t);
+  float* probs = out ? Output(ctx, 1, {s.batch, s.heads, T, T}, &p_out.t) : nullptr;
+  if (!probs) return;
+  const float* x = qkv.data();
+  const float* bias = mask.data();
+  const float scale = k->scale;
+  ParallelRows(s.batch * s.heads, 4 * T * T * d, [&](int64_t u0, int64_t u1) {
+    std::vector<float> kt(d * T);
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t b = u / s.heads, h = u % s.heads;
+      const float* q = x + b * T * ld + h * d;
+      const float* kk = q + H;
+      const float* v = q + 2 * H;
+      float* p = probs + u * T * T;
+      Transpose(T, d, kk, ld, kt.data());
+      Gemm(T, T, d, q, ld, kt.data(), T, p, T, false);
+      const float* mb = bias + b * T;
+      for (int64_t i = 0; i < T; ++i) {
+        float* row = p + i * T;
+        float mx = -3.4028234663852886e38f;
+        for (int64_t j = 0; j < T; ++j) {
+          row[j] = row[j] * scale + mb[j];
+          mx = std::max(mx, row[j]);
+        }
+        float sum = 0.0f;
+        for (int64_t j = 0; j < T; ++j) {
+          row[j] = FastExp(row[j] - mx);
+          sum += row[j];
+        }
+        const float inv = 1.0f / sum;
+        for (int64_t j = 0; j < T; ++j) row[j] *= inv;
+      }
+      Gemm(T, d, T, p, T, v, ld, out + b * T * H + h * d, H, false);
+    }
+  });
+}
+
+void AttentionGradCompute(void* kernel, TF_OpKernelContext* ctx) {
+  const auto* k = static_cast<AttentionKernel*>(kernel);
+  Input dctx, qkv, mask, probs;
+  Out dqkv_out;
+  if (!GetInput(ctx, 0, &dctx) || !GetInput(ctx, 1, &qkv) || !GetInput(ctx, 2, &mask) ||
+      !GetInput(ctx, 3, &probs))
+    return;
+  AttentionShape s;
+  if (!AttentionShapeOf(ctx, qkv, mask, k->heads, &s)) return;
+  const int64_t T = s.t, d = s.d, H = s.hidden, ld = 3 * H;
+  if (dctx.size() != s.batch * T * H || probs.size() != s.batch * s.heads * T * T)
+    return Fail(ctx, "DvAttentionGrad: dctx or probs has the wrong size");
+  float* dx = Output(ctx, 0, {s.batch * T, ld}, &dqkv_out.t);
+  if (!dx) return;
+  const float* x = qkv.data();
+  const float* g = dctx.data();
+  const float* pr = probs.data();
+  const float scale = k->scale;
+  ParallelRows(s.batch * s.heads, 8 * T * T * d, [&](int64_t u0, int64_t u1) {
+    std::vector<float> vt(d * T), ds(T * T), dst(T * T), pt(T * T);
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t b = u / s.heads, h = u % s.heads;
+      const float* q = x + b * T * ld + h * d;
+      const float* kk = q + H;
+      const float* v = q + 2 * H;
+      const float* go = g + b * T * H + h * d;
+      const float* p = pr + u * T * T;
+      float* dq = dx + b * T * ld + h * d;
+      Transpose(T, d, v, ld, vt.data());
+      Gemm(T, T, d, go, H, vt.data(), T, ds.data(), T, false);  // dP = dctx V^T
+      for (int64_t i = 0; i < T; ++i) {
+        float* row = ds.data() + i * T;
+        const float* prow = p + i * T;
+        float dot = 0.0f;
+        for (int64_t j = 0; j < T; ++j) dot += row[j] * prow[j];
+        for (int64_t j = 0; j < T; ++j) row[j] = scale * prow[j] * (row[j] - dot);
+      }
+      Gemm(T, d, T, ds.data(), T, kk, ld, dq, ld, false);  // dQ = dS K
+      Transpose(T, T, ds.data(), T, dst.data());
+      Gemm(T, d, T, dst.data(), T, q, ld, dq + H, ld, false);  // dK = dS^T Q
+      Transpose(T, T, p, T, pt.data());
+      Gemm(T, d, T, pt.data(), T, go, H, dq + 2 * H, ld, false);  // dV = P^T dctx
+    }
+  });
+}
+
+// One AdamW step (torch.optim.AdamW's update order) in one pass over a parameter:
+//   p <- p * decay;  m <- b1 m + (1 - b1) g;  v <- b2 v + (1 - b2) g^2;
+//   p <- p - step * m / (sqrt(v) * inv_sqrt_bc2 + eps)
+// hyper = [decay, b1, 1 - b1, b2, 1 - b2, inv_sqrt_bc2, eps, step] with decay = 1 - lr * wd
+// (or 1), inv_sqrt_bc2 = 1 / sqrt(1 - b2^t), step = lr / (1 - b1^t); 1 - b1 and 1 - b2 come
+// from the caller's doubles (1 - 0.999f in float loses 1e-5). Outputs p, m, v (new tensors).
+void AdamWCompute(void*, TF_OpKernelContext* ctx) {
+  Input p, g, m, v, hyper;
+  Out p_out, m_out, v_out;
+  if (!GetInput(ctx, 0, &p) || !GetInput(ctx, 1, &g) || !GetInput(ctx, 2, &m) || !GetInput(ctx, 3, &v) ||
+      !GetInput(ctx, 4, &hyper))
+    return;
+  const int64_t n = p.size();
+  if (g.size() != n || m.size() != n || v.size() != n || hyper.size() != 8)
+    return Fail(ctx, "DvAdamW: p, g, m, v must have one size and hyper 8 values");
+  float* po = Output(ctx, 0, DimsOf(p.t), &p_out.t);
+  float* mo = po ? Output(ctx, 1, DimsOf(p.t), &m_out.t) : nullptr;
+  float* vo = mo ? Output(ctx, 2, DimsOf(p.t), &v_out.t) : nullptr;
+  if (!vo) return;
+  const float* hp = hyper.data();
+  const float decay = hp[0], b1 = hp[1], c1 = hp[2], b2 = hp[3], c2 = hp[4], inv_bc2 = hp[5], eps = hp[6],
+              step = hp[7];
+  const float* pi = p.data();
+  const float* gi = g.data();
+  const float* mi = m.data();
+  const float* vi = v.data();
+  ParallelRows(n, 6, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const float mm = b1 * mi[i] + c1 * gi[i];
+      const float vv = b2 * vi[i] + c2 * (gi[i] * gi[i]);
+      mo[i] = mm;
+      vo[i] = vv;
+      po[i] = pi[i] * decay - step * mm / (std::sqrt(vv) * inv_bc2 + eps);
+    }
+  });
+}
+
 // ---- registration ----------------------------------------------------------------------------
 
 void SameShapeAsInput0(TF_ShapeInferenceContext* ctx, TF_Status* status) {
@@ -424,7 +685,16 @@ const char* RegisterAll() {
                  {"dx: float", "dgamma: float", "dbeta: float"}, {}, st.s) &&
       RegisterKernel("DvLayerNormGrad", NoState, LayerNormGradCompute, NoDelete, st.s) &&
       RegisterOp("DvSoftmaxGrad", {"dy: float", "y: float"}, {"dx: float"}, {}, st.s) &&
-      RegisterKernel("DvSoftmaxGrad", NoState, SoftmaxGradCompute, NoDelete, st.s);
+      RegisterKernel("DvSoftmaxGrad", NoState, SoftmaxGradCompute, NoDelete, st.s) &&
+      RegisterOp("DvAttention", {"qkv: float", "mask: float"}, {"ctx: float", "probs: float"},
+                 {"heads: int", "scale: float"}, st.s) &&
+      RegisterKernel("DvAttention", AttentionCreate, AttentionCompute, AttentionDelete, st.s) &&
+      RegisterOp("DvAttentionGrad", {"dctx: float", "qkv: float", "mask: float", "probs: float"}, {"dqkv: float"},
+                 {"heads: int", "scale: float"}, st.s) &&
+      RegisterKernel("DvAttentionGrad", AttentionCreate, AttentionGradCompute, AttentionDelete, st.s) &&
+      RegisterOp("DvAdamW", {"p: float", "g: float", "m: float", "v: float", "hyper: float"},
+                 {"p_out: float", "m_out: float", "v_out: float"}, {}, st.s) &&
+      RegisterKernel("DvAdamW", NoState, AdamWCompute, NoDelete, st.s);
   if (!ok) error = TF_Message(st.s);
   return ok ? nullptr : error.c_str();
 }

@@ -26,6 +26,7 @@ import {
   layerNorm,
   linear,
   mergeHeads,
+  packedAttention,
   splitHeads,
 } from '../internal/tf-layers.js';
 
@@ -153,21 +154,19 @@ function bertForward(
     const wb = (n: string) => l(`attention.self.${n}.bias`);
     // Q, K and V in one GEMM over the packed [3H, H] weight (its gradient is split back).
     const clsOnly = rows === 'cls' && i === c.num_hidden_layers - 1;
-    let q: Tensor;
-    let k: Tensor;
-    let v: Tensor;
+    let ctx: Tensor;
     let residual = x;
     if (clsOnly) {
       residual = clsRows(x, b);
-      [q] = splitHeads(linear(residual, w('query'), wb('query')), b, heads) as [Tensor];
+      const [q] = splitHeads(linear(residual, w('query'), wb('query')), b, heads) as [Tensor];
       const kv = linear(x, tf.concat([w('key'), w('value')], 0), tf.concat([wb('key'), wb('value')], 0));
-      [k, v] = splitHeads(kv, b, heads, 2) as [Tensor, Tensor];
+      const [k, v] = splitHeads(kv, b, heads, 2) as [Tensor, Tensor];
+      ctx = mergeHeads(attention(q, k, v, bias));
     } else {
       const packed = tf.concat([w('query'), w('key'), w('value')], 0);
       const qkv = linear(x, packed, tf.concat([wb('query'), wb('key'), wb('value')], 0));
-      [q, k, v] = splitHeads(qkv, b, heads, 3) as [Tensor, Tensor, Tensor];
+      ctx = packedAttention(qkv, bias, b, heads);
     }
-    const ctx = mergeHeads(attention(q, k, v, bias));
     const a = dropout(linear(ctx, l('attention.output.dense.weight'), l('attention.output.dense.bias')));
     const x1 = layerNorm(
       tf.add(a, residual),

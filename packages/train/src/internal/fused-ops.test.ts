@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../backend/init-backend.js';
 import { tf } from '../backend/tf.js';
+import { adamwUpdate } from '../optim/adamw.js';
 import { fusedOps, fusedOpsStatus } from './fused-ops.js';
+import { attentionMaskBias, packedAttention } from './tf-layers.js';
+
+/** Runs f with the fused kernels switched off (DV_FUSED_OPS=off): the tfjs compositions. */
+function composed<T>(f: () => T): T {
+  process.env.DV_FUSED_OPS = 'off';
+  try {
+    return f();
+  } finally {
+    delete process.env.DV_FUSED_OPS;
+  }
+}
 
 // The fused kernels (native/dv_tf_ops.cc) against the tfjs compositions of the same formulas,
 // on values that reach both GELU tails, LayerNorm rows of constants (variance 0) and a softmax
@@ -84,6 +96,49 @@ describe('fused TensorFlow kernels', async () => {
       const dy = tf.randomNormal(logits.shape, 0, 1, 'float32', 6);
       const ref = tf.grad((t: tf.Tensor) => tf.softmax(t))(logits, dy);
       expect(maxDiff(ops.softmaxGrad(dy, tf.softmax(logits)), ref)).toBeLessThan(1e-6);
+    });
+  });
+
+  it.skipIf(!status.loaded)(
+    'packed attention and its gradient match the composition (odd sizes, padding)',
+    () => {
+      tf.tidy(() => {
+        const [b, t, heads, d] = [3, 37, 3, 20];
+        const qkv = tf.randomNormal([b * t, 3 * heads * d], 0, 1, 'float32', 9);
+        const mask = tf.tensor2d(
+          [Array(t).fill(1), [...Array(30).fill(1), ...Array(7).fill(0)], [1, 1, ...Array(t - 2).fill(0)]],
+          undefined,
+          'int32',
+        );
+        const bias = attentionMaskBias(mask);
+        const dctx = tf.randomNormal([b * t, heads * d], 0, 1, 'float32', 10);
+        const f = (x: tf.Tensor) => packedAttention(x, bias, b, heads);
+        const y = f(qkv);
+        const g = tf.grad(f)(qkv, dctx);
+        const [yRef, gRef] = composed(() => [f(qkv), tf.grad(f)(qkv, dctx)]);
+        expect(y.shape).toEqual([b * t, heads * d]);
+        expect(maxDiff(y, yRef!)).toBeLessThan(2e-6);
+        expect(maxDiff(g, gRef!) / tf.max(tf.abs(gRef!)).dataSync()[0]!).toBeLessThan(1e-5);
+      });
+    },
+  );
+
+  it.skipIf(!status.loaded)('AdamW step matches the composition, with and without decay', () => {
+    tf.tidy(() => {
+      const p = tf.randomNormal([33, 17], 0, 1, 'float32', 11);
+      const g = tf.randomNormal([33, 17], 0, 1, 'float32', 12);
+      const slots = {
+        m: tf.randomNormal([33, 17], 0, 0.1, 'float32', 13),
+        v: tf.square(tf.randomNormal([33, 17], 0, 0.1, 'float32', 14)),
+      };
+      const hyper = { weightDecay: 0.01, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 };
+      for (const decay of [true, false]) {
+        const fused = adamwUpdate(p, g, slots, 3, 1e-3, hyper, decay);
+        const ref = composed(() => adamwUpdate(p, g, slots, 3, 1e-3, hyper, decay));
+        expect(maxDiff(fused.param, ref.param)).toBeLessThan(1e-6);
+        expect(maxDiff(fused.m, ref.m)).toBeLessThan(1e-7);
+        expect(maxDiff(fused.v, ref.v)).toBeLessThan(1e-8);
+      }
     });
   });
 

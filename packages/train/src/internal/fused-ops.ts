@@ -1,7 +1,9 @@
 /**
  * The fused TensorFlow kernels of native/dv_tf_ops.cc (exact GELU and its gradient, LayerNorm
  * forward with its row statistics and its gradient, the softmax gradient: one pass each where
- * TF eager runs 4-11 elementwise ops), loaded into the native backend's TensorFlow and exposed
+ * TF eager runs 4-11 elementwise ops; multi-head attention and its gradient on the packed QKV
+ * layout, parallel over sequences and heads where TF's BatchMatMul runs them one by one; an
+ * AdamW step in one pass instead of ~10 ops per parameter), loaded into the native backend's TensorFlow and exposed
  * as tfjs kernels. The set-up script compiles the addon into native/build/ next to this
  * package's sources; where it is absent, fails to load, the backend is not `tensorflow`, or
  * `DV_FUSED_OPS=off`, `fusedOps()` returns undefined and tf-layers.ts uses its tfjs
@@ -34,10 +36,22 @@ export interface FusedOps {
   /** dx, dgamma, dbeta. */
   layerNormGrad(dy: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor): [Tensor, Tensor, Tensor];
   softmaxGrad(dy: Tensor, y: Tensor): Tensor;
+  /**
+   * Multi-head attention on packed projections qkv [B*T, 3H] with an additive mask [B, T]:
+   * ctx [B*T, H] (heads merged) and the probabilities [B, heads, T, T] for the gradient.
+   */
+  attention(qkv: Tensor, mask: Tensor, heads: number, scale: number): [Tensor, Tensor];
+  /** d qkv [B*T, 3H] from d ctx. */
+  attentionGrad(dctx: Tensor, qkv: Tensor, mask: Tensor, probs: Tensor, heads: number, scale: number): Tensor;
+  /**
+   * One AdamW step: new [p, m, v]; hyper = [decay, b1, 1 - b1, b2, 1 - b2, 1/sqrt(1 - b2^t),
+   * eps, lr/(1 - b1^t)] with decay = 1 - lr * weight_decay (1 when not decayed).
+   */
+  adamw(p: Tensor, g: Tensor, m: Tensor, v: Tensor, hyper: Tensor): [Tensor, Tensor, Tensor];
 }
 
 interface NodeKernelBackend {
-  binding: { TF_ATTR_FLOAT: number };
+  binding: { TF_ATTR_FLOAT: number; TF_ATTR_INT: number };
   executeSingleOutput(name: string, attrs: unknown[], inputs: tf.TensorInfo[]): tf.TensorInfo;
   executeMultipleOutputs(name: string, attrs: unknown[], inputs: tf.TensorInfo[], n: number): tf.TensorInfo[];
 }
@@ -85,6 +99,23 @@ function load(): { ok: true } | { ok: false; why: string } {
     be.executeMultipleOutputs('DvLayerNormGrad', [], ins(a, ['dy', 'x', 'gamma', 'mean', 'rstd']), 3),
   );
   reg('DvSoftmaxGrad', (be, a) => be.executeSingleOutput('DvSoftmaxGrad', [], ins(a, ['dy', 'y'])));
+  const attentionAttrs = (be: NodeKernelBackend, a: KernelArgs) => [
+    { name: 'heads', type: be.binding.TF_ATTR_INT, value: a.attrs!.heads },
+    { name: 'scale', type: be.binding.TF_ATTR_FLOAT, value: a.attrs!.scale },
+  ];
+  reg('DvAttention', (be, a) =>
+    be.executeMultipleOutputs('DvAttention', attentionAttrs(be, a), ins(a, ['qkv', 'mask']), 2),
+  );
+  reg('DvAdamW', (be, a) =>
+    be.executeMultipleOutputs('DvAdamW', [], ins(a, ['p', 'g', 'm', 'v', 'hyper']), 3),
+  );
+  reg('DvAttentionGrad', (be, a) =>
+    be.executeSingleOutput(
+      'DvAttentionGrad',
+      attentionAttrs(be, a),
+      ins(a, ['dctx', 'qkv', 'mask', 'probs']),
+    ),
+  );
   return { ok: true };
 }
 
@@ -102,6 +133,11 @@ const ops: FusedOps = {
   layerNormGrad: (dy, x, gamma, mean, rstd) =>
     run('DvLayerNormGrad', { dy, x, gamma, mean, rstd }) as [Tensor, Tensor, Tensor],
   softmaxGrad: (dy, y) => run('DvSoftmaxGrad', { dy, y }),
+  attention: (qkv, mask, heads, scale) =>
+    run('DvAttention', { qkv, mask }, { heads, scale }) as [Tensor, Tensor],
+  attentionGrad: (dctx, qkv, mask, probs, heads, scale) =>
+    run('DvAttentionGrad', { dctx, qkv, mask, probs }, { heads, scale }),
+  adamw: (p, g, m, v, hyper) => run('DvAdamW', { p, g, m, v, hyper }) as [Tensor, Tensor, Tensor],
 };
 
 /** The fused kernels when they apply (native backend, addon loaded), else undefined. */

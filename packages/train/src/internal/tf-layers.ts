@@ -117,6 +117,50 @@ const fusedSoftmax = tf.customGrad(((x: Tensor, save: (t: Tensor[]) => void) => 
   return { value: y, gradFunc: (dy: Tensor, [ys]: Tensor[]) => fusedOps()!.softmaxGrad(dy, ys!) };
 }) as unknown as CustomGradientFunc) as unknown as (x: Tensor) => Tensor;
 
+/**
+ * Multi-head self-attention from packed projections: qkv [B*T, 3H] (Q | K | V, heads
+ * contiguous in each) -> context rows [B*T, H], i.e. mergeHeads(attention(splitHeads(qkv))).
+ * On the native backend with the fused kernels it is one op each way (no head transposes,
+ * sequences and heads in parallel); elsewhere the tfjs composition.
+ */
+export function packedAttention(
+  qkv: Tensor,
+  maskBias: Tensor | undefined,
+  batch: number,
+  heads: number,
+): Tensor {
+  const d = qkv.shape[1]! / (3 * heads);
+  if (!fusedOps(qkv)) {
+    const [q, k, v] = splitHeads(qkv, batch, heads, 3) as [Tensor, Tensor, Tensor];
+    return mergeHeads(attention(q, k, v, maskBias));
+  }
+  const t = qkv.shape[0]! / batch;
+  const mask = maskBias ? maskBias.reshape([batch, t]) : tf.zeros([batch, t]);
+  return fusedAttentionOp(heads, 1 / Math.sqrt(d))(qkv, mask);
+}
+
+type AttentionOp = (qkv: Tensor, mask: Tensor) => Tensor;
+const fusedAttentionOps = new Map<string, AttentionOp>();
+
+function fusedAttentionOp(heads: number, scale: number): AttentionOp {
+  const key = `${heads}/${scale}`;
+  let op = fusedAttentionOps.get(key);
+  if (op) return op;
+  op = tf.customGrad(((qkv: Tensor, mask: Tensor, save: (t: Tensor[]) => void) => {
+    const [ctx, probs] = fusedOps()!.attention(qkv, mask, heads, scale);
+    save([qkv, mask, probs]);
+    return {
+      value: ctx,
+      gradFunc: (dctx: Tensor, saved: Tensor[]) => {
+        const [x, m, p] = saved as [Tensor, Tensor, Tensor];
+        return [fusedOps()!.attentionGrad(dctx, x, m, p, heads, scale), tf.zerosLike(m)];
+      },
+    };
+  }) as unknown as CustomGradientFunc) as unknown as AttentionOp;
+  fusedAttentionOps.set(key, op);
+  return op;
+}
+
 export const float32Min = -3.4028234663852886e38;
 
 /** [B, T] 0/1 mask -> additive bias [B, 1, 1, T]; undefined when the mask keeps every position. */

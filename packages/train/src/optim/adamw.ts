@@ -6,7 +6,9 @@
  *     m <- b1 m + (1 - b1) g ;  v <- b2 v + (1 - b2) g^2
  *     p <- p - lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)      (t = 1, 2, ...)
  *
- * `adamwUpdate` returns new tensors and leaves its inputs alone; `applyAdamW` runs it over a
+ * On the native backend with the fused kernels (internal/fused-ops.ts) the step is one pass
+ * over the parameter, with the same arithmetic. `adamwUpdate` returns new tensors and leaves
+ * its inputs alone; `applyAdamW` runs it over a
  * set of named variables and assigns the results (the training loop's one mutation).
  * `clipByGlobalNorm` scales gradients so their joint L2 norm is at most `maxNorm`
  * (torch.nn.utils.clip_grad_norm_). Decay is skipped for biases and LayerNorm parameters by
@@ -15,6 +17,7 @@
 import type { OptimizerConfig } from '@dv/core';
 import type { Tensor, Variable } from '@tensorflow/tfjs';
 import { tf } from '../backend/tf.js';
+import { fusedOps } from '../internal/fused-ops.js';
 
 export type AdamWHyper = Pick<OptimizerConfig, 'weightDecay' | 'beta1' | 'beta2' | 'epsilon'>;
 
@@ -33,8 +36,31 @@ export function adamwUpdate(
   hyper: AdamWHyper,
   decay = true,
 ): { param: Tensor } & AdamWSlots {
+  const { beta1: b1, beta2: b2, epsilon, weightDecay } = hyper;
+  const fused = fusedOps(param, grad, slots.m, slots.v);
+  if (fused) {
+    const decayFactor = decay && weightDecay > 0 ? 1 - lr * weightDecay : 1;
+    const [p, m, v] = tf.tidy(() =>
+      fused.adamw(
+        param,
+        grad,
+        slots.m,
+        slots.v,
+        tf.tensor1d([
+          decayFactor,
+          b1,
+          1 - b1,
+          b2,
+          1 - b2,
+          1 / Math.sqrt(1 - b2 ** t),
+          epsilon,
+          lr / (1 - b1 ** t),
+        ]),
+      ),
+    );
+    return { param: p, m, v };
+  }
   return tf.tidy(() => {
-    const { beta1: b1, beta2: b2, epsilon, weightDecay } = hyper;
     // torch's single-tensor AdamW: denom = sqrt(v) / sqrt(1 - b2^t) + eps,
     // p <- p - (lr / (1 - b1^t)) m / denom; bias corrections folded into scalars (fewer
     // passes over the parameter than dividing m and v by them).
