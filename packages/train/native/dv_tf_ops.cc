@@ -71,6 +71,8 @@ void TF_OpKernelConstruction_Failure(TF_OpKernelConstruction* ctx, TF_Status* st
 void TF_OpKernelContext_Failure(TF_OpKernelContext* ctx, TF_Status* status);
 void TF_OpKernelConstruction_GetAttrFloat(TF_OpKernelConstruction* ctx, const char* attr_name, float* val,
                                           TF_Status* status);
+void TF_OpKernelConstruction_GetAttrBool(TF_OpKernelConstruction* ctx, const char* attr_name, bool* val,
+                                         TF_Status* status);
 void TF_OpKernelConstruction_GetAttrInt64(TF_OpKernelConstruction* ctx, const char* attr_name, int64_t* val,
                                           TF_Status* status);
 TF_OpDefinitionBuilder* TF_NewOpDefinitionBuilder(const char* op_name);
@@ -467,10 +469,34 @@ void SoftmaxGradCompute(void*, TF_OpKernelContext* ctx) {
 //   ctx[b*T + t, h*d + e] = (P V)[t, e]: heads merged back into [B*T, H].
 // Outputs ctx and P [B, heads, T, T] (kept for the gradient). Gradient, with dP = dctx V^T:
 //   dS = scale * P * (dP - rowsum(dP * P)),  dQ = dS K,  dK = dS^T Q,  dV = P^T dctx.
+// With attr rope (gte), Q and K are rotated by the [T, d] cos/sin tables before the scores and
+// their gradients rotated back (Rope below); otherwise cos and sin are ignored.
 struct AttentionKernel {
   int64_t heads = 1;
   float scale = 1.0f;
+  bool rope = false;
 };
+
+// Rotary embedding of one head's rows (gte): out[t] = x[t] * cos[t] + rotate_half(x[t]) * sin[t],
+// rotate_half([x1, x2]) = [-x2, x1]; cos, sin [T, d]. `inverse` applies the transpose (for
+// gradients): out[t] = x[t] * cos[t] + rotate_half^T(x[t] * sin[t]), rotate_half^T([u1, u2]) = [u2, -u1].
+void Rope(int64_t T, int64_t d, const float* x, int64_t ldx, const float* cos, const float* sin, float* out,
+          int64_t ldo, bool inverse) {
+  const int64_t half = d / 2;
+  for (int64_t t = 0; t < T; ++t) {
+    const float* xr = x + t * ldx;
+    const float* c = cos + t * d;
+    const float* sn = sin + t * d;
+    float* o = out + t * ldo;
+    if (!inverse) {
+      for (int64_t e = 0; e < half; ++e) o[e] = xr[e] * c[e] - xr[e + half] * sn[e];
+      for (int64_t e = half; e < d; ++e) o[e] = xr[e] * c[e] + xr[e - half] * sn[e];
+    } else {
+      for (int64_t e = 0; e < half; ++e) o[e] = xr[e] * c[e] + xr[e + half] * sn[e + half];
+      for (int64_t e = half; e < d; ++e) o[e] = xr[e] * c[e] - xr[e - half] * sn[e - half];
+    }
+  }
+}
 
 void* AttentionCreate(TF_OpKernelConstruction* ctx) {
   auto* k = new AttentionKernel;
@@ -478,6 +504,7 @@ void* AttentionCreate(TF_OpKernelConstruction* ctx) {
   int64_t heads = 1;
   TF_OpKernelConstruction_GetAttrInt64(ctx, "heads", &heads, st.s);
   if (st.ok()) TF_OpKernelConstruction_GetAttrFloat(ctx, "scale", &k->scale, st.s);
+  if (st.ok()) TF_OpKernelConstruction_GetAttrBool(ctx, "rope", &k->rope, st.s);
   if (!st.ok()) TF_OpKernelConstruction_Failure(ctx, st.s);
   k->heads = heads;
   return k;
@@ -507,13 +534,23 @@ bool AttentionShapeOf(TF_OpKernelContext* ctx, const Input& qkv, const Input& ma
   return true;
 }
 
+bool RopeTables(TF_OpKernelContext* ctx, const AttentionKernel* k, const AttentionShape& s, const Input& cos,
+                const Input& sin) {
+  if (k->rope && (cos.size() != s.t * s.d || sin.size() != s.t * s.d || s.d % 2 != 0)) {
+    Fail(ctx, "DvAttention: rope tables must be [T, d] with d even");
+    return false;
+  }
+  return true;
+}
+
 void AttentionCompute(void* kernel, TF_OpKernelContext* ctx) {
   const auto* k = static_cast<AttentionKernel*>(kernel);
-  Input qkv, mask;
+  Input qkv, mask, cos, sin;
   Out ctx_out, p_out;
-  if (!GetInput(ctx, 0, &qkv) || !GetInput(ctx, 1, &mask)) return;
+  if (!GetInput(ctx, 0, &qkv) || !GetInput(ctx, 1, &mask) || !GetInput(ctx, 2, &cos) || !GetInput(ctx, 3, &sin))
+    return;
   AttentionShape s;
-  if (!AttentionShapeOf(ctx, qkv, mask, k->heads, &s)) return;
+  if (!AttentionShapeOf(ctx, qkv, mask, k->heads, &s) || !RopeTables(ctx, k, s, cos, sin)) return;
   const int64_t T = s.t, d = s.d, H = s.hidden, ld = 3 * H;
   float* out = Output(ctx, 0, {s.batch * T, H}, &ctx_out.t);
   float* probs = out ? Output(ctx, 1, {s.batch, s.heads, T, T}, &p_out.t) : nullptr;
@@ -522,15 +559,21 @@ void AttentionCompute(void* kernel, TF_OpKernelContext* ctx) {
   const float* bias = mask.data();
   const float scale = k->scale;
   ParallelRows(s.batch * s.heads, 4 * T * T * d, [&](int64_t u0, int64_t u1) {
-    std::vector<float> kt(d * T);
+    std::vector<float> kt(d * T), qr(k->rope ? T * d : 0), kr(k->rope ? T * d : 0);
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t b = u / s.heads, h = u % s.heads;
       const float* q = x + b * T * ld + h * d;
       const float* kk = q + H;
       const float* v = q + 2 * H;
+      int64_t ldq = ld, ldk = ld;
+      if (k->rope) {
+        Rope(T, d, q, ld, cos.data(), sin.data(), qr.data(), d, false);
+        Rope(T, d, kk, ld, cos.data(), sin.data(), kr.data(), d, false);
+        q = qr.data(), kk = kr.data(), ldq = ldk = d;
+      }
       float* p = probs + u * T * T;
-      Transpose(T, d, kk, ld, kt.data());
-      Gemm(T, T, d, q, ld, kt.data(), T, p, T, false);
+      Transpose(T, d, kk, ldk, kt.data());
+      Gemm(T, T, d, q, ldq, kt.data(), T, p, T, false);
       const float* mb = bias + b * T;
       for (int64_t i = 0; i < T; ++i) {
         float* row = p + i * T;
@@ -554,13 +597,13 @@ void AttentionCompute(void* kernel, TF_OpKernelContext* ctx) {
 
 void AttentionGradCompute(void* kernel, TF_OpKernelContext* ctx) {
   const auto* k = static_cast<AttentionKernel*>(kernel);
-  Input dctx, qkv, mask, probs;
+  Input dctx, qkv, mask, probs, cos, sin;
   Out dqkv_out;
   if (!GetInput(ctx, 0, &dctx) || !GetInput(ctx, 1, &qkv) || !GetInput(ctx, 2, &mask) ||
-      !GetInput(ctx, 3, &probs))
+      !GetInput(ctx, 3, &probs) || !GetInput(ctx, 4, &cos) || !GetInput(ctx, 5, &sin))
     return;
   AttentionShape s;
-  if (!AttentionShapeOf(ctx, qkv, mask, k->heads, &s)) return;
+  if (!AttentionShapeOf(ctx, qkv, mask, k->heads, &s) || !RopeTables(ctx, k, s, cos, sin)) return;
   const int64_t T = s.t, d = s.d, H = s.hidden, ld = 3 * H;
   if (dctx.size() != s.batch * T * H || probs.size() != s.batch * s.heads * T * T)
     return Fail(ctx, "DvAttentionGrad: dctx or probs has the wrong size");
@@ -571,7 +614,8 @@ void AttentionGradCompute(void* kernel, TF_OpKernelContext* ctx) {
   const float* pr = probs.data();
   const float scale = k->scale;
   ParallelRows(s.batch * s.heads, 8 * T * T * d, [&](int64_t u0, int64_t u1) {
-    std::vector<float> vt(d * T), ds(T * T), dst(T * T), pt(T * T);
+    const int64_t r = k->rope ? T * d : 0;
+    std::vector<float> vt(d * T), ds(T * T), dst(T * T), pt(T * T), qr(r), kr(r), dqr(r), dkr(r);
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t b = u / s.heads, h = u % s.heads;
       const float* q = x + b * T * ld + h * d;
@@ -580,6 +624,16 @@ void AttentionGradCompute(void* kernel, TF_OpKernelContext* ctx) {
       const float* go = g + b * T * H + h * d;
       const float* p = pr + u * T * T;
       float* dq = dx + b * T * ld + h * d;
+      // Q and K as the scores saw them (rotated for gte); their gradients land in dqr/dkr first.
+      int64_t ldq = ld;
+      float* dqo = dq;
+      float* dko = dq + H;
+      int64_t ldg = ld;
+      if (k->rope) {
+        Rope(T, d, q, ld, cos.data(), sin.data(), qr.data(), d, false);
+        Rope(T, d, kk, ld, cos.data(), sin.data(), kr.data(), d, false);
+        q = qr.data(), kk = kr.data(), ldq = d, dqo = dqr.data(), dko = dkr.data(), ldg = d;
+      }
       Transpose(T, d, v, ld, vt.data());
       Gemm(T, T, d, go, H, vt.data(), T, ds.data(), T, false);  // dP = dctx V^T
       for (int64_t i = 0; i < T; ++i) {
@@ -589,11 +643,15 @@ void AttentionGradCompute(void* kernel, TF_OpKernelContext* ctx) {
         for (int64_t j = 0; j < T; ++j) dot += row[j] * prow[j];
         for (int64_t j = 0; j < T; ++j) row[j] = scale * prow[j] * (row[j] - dot);
       }
-      Gemm(T, d, T, ds.data(), T, kk, ld, dq, ld, false);  // dQ = dS K
+      Gemm(T, d, T, ds.data(), T, kk, ldq, dqo, ldg, false);  // dQ = dS K
       Transpose(T, T, ds.data(), T, dst.data());
-      Gemm(T, d, T, dst.data(), T, q, ld, dq + H, ld, false);  // dK = dS^T Q
+      Gemm(T, d, T, dst.data(), T, q, ldq, dko, ldg, false);  // dK = dS^T Q
       Transpose(T, T, p, T, pt.data());
       Gemm(T, d, T, pt.data(), T, go, H, dq + 2 * H, ld, false);  // dV = P^T dctx
+      if (k->rope) {
+        Rope(T, d, dqr.data(), d, cos.data(), sin.data(), dq, ld, true);
+        Rope(T, d, dkr.data(), d, cos.data(), sin.data(), dq + H, ld, true);
+      }
     }
   });
 }
@@ -686,11 +744,12 @@ const char* RegisterAll() {
       RegisterKernel("DvLayerNormGrad", NoState, LayerNormGradCompute, NoDelete, st.s) &&
       RegisterOp("DvSoftmaxGrad", {"dy: float", "y: float"}, {"dx: float"}, {}, st.s) &&
       RegisterKernel("DvSoftmaxGrad", NoState, SoftmaxGradCompute, NoDelete, st.s) &&
-      RegisterOp("DvAttention", {"qkv: float", "mask: float"}, {"ctx: float", "probs: float"},
-                 {"heads: int", "scale: float"}, st.s) &&
+      RegisterOp("DvAttention", {"qkv: float", "mask: float", "cos: float", "sin: float"},
+                 {"ctx: float", "probs: float"}, {"heads: int", "scale: float", "rope: bool"}, st.s) &&
       RegisterKernel("DvAttention", AttentionCreate, AttentionCompute, AttentionDelete, st.s) &&
-      RegisterOp("DvAttentionGrad", {"dctx: float", "qkv: float", "mask: float", "probs: float"}, {"dqkv: float"},
-                 {"heads: int", "scale: float"}, st.s) &&
+      RegisterOp("DvAttentionGrad",
+                 {"dctx: float", "qkv: float", "mask: float", "probs: float", "cos: float", "sin: float"},
+                 {"dqkv: float"}, {"heads: int", "scale: float", "rope: bool"}, st.s) &&
       RegisterKernel("DvAttentionGrad", AttentionCreate, AttentionGradCompute, AttentionDelete, st.s) &&
       RegisterOp("DvAdamW", {"p: float", "g: float", "m: float", "v: float", "hyper: float"},
                  {"p_out: float", "m_out: float", "v_out: float"}, {}, st.s) &&

@@ -20,6 +20,7 @@ import type { EncoderConfig, EncoderModelType } from '../export/index.js';
 import { ropeInverseFrequencies } from '../export/index.js';
 import {
   activations,
+  applyRope,
   attention,
   attentionMaskBias,
   embeddingLookup,
@@ -235,13 +236,6 @@ function ropeTables(c: EncoderConfig, t: number): { cos: Tensor; sin: Tensor } {
   return { cos: tf.tensor4d(cos, [1, 1, t, d]), sin: tf.tensor4d(sin, [1, 1, t, d]) };
 }
 
-/** q cos + rotate_half(q) sin on [B, heads, T, d]; rotate_half(x) = [-x2, x1]. */
-function applyRope(x: Tensor, cos: Tensor, sin: Tensor): Tensor {
-  const d = x.shape[3]!;
-  const [x1, x2] = tf.split(x, [d / 2, d / 2], 3);
-  return tf.add(tf.mul(x, cos), tf.mul(tf.concat([tf.neg(x2!), x1!], 3), sin));
-}
-
 function gteForward(
   c: EncoderConfig,
   p: Params,
@@ -274,24 +268,24 @@ function gteForward(
     const clsOnly = rows === 'cls' && i === c.num_hidden_layers - 1;
     const wQkv = l('attention.qkv_proj.weight');
     const bQkv = l('attention.qkv_proj.bias');
-    let q: Tensor;
-    let k: Tensor;
-    let v: Tensor;
+    let ctx: Tensor;
     let residual = x;
     if (clsOnly) {
       // Position 0's query: rotation by angle 0 is the identity (cos 1, sin 0).
       residual = clsRows(x, b);
       const [wq, wkv] = tf.split(wQkv, [h, 2 * h], 0) as [Tensor, Tensor];
       const [bq, bkv] = tf.split(bQkv, [h, 2 * h], 0) as [Tensor, Tensor];
-      [q] = splitHeads(linear(residual, wq, bq), b, heads) as [Tensor];
-      [k, v] = splitHeads(linear(x, wkv, bkv), b, heads, 2) as [Tensor, Tensor];
-      k = applyRope(k, cos, sin);
+      const [q] = splitHeads(linear(residual, wq, bq), b, heads) as [Tensor];
+      const [kr, v] = splitHeads(linear(x, wkv, bkv), b, heads, 2) as [Tensor, Tensor];
+      const k = applyRope(kr, cos, sin);
+      ctx = mergeHeads(attention(q, k, v, bias));
     } else {
-      [q, k, v] = splitHeads(linear(x, wQkv, bQkv), b, heads, 3) as [Tensor, Tensor, Tensor];
-      q = applyRope(q, cos, sin);
-      k = applyRope(k, cos, sin);
+      const d = h / heads;
+      ctx = packedAttention(linear(x, wQkv, bQkv), bias, b, heads, {
+        cos: cos.reshape([t, d]),
+        sin: sin.reshape([t, d]),
+      });
     }
-    const ctx = mergeHeads(attention(q, k, v, bias));
     const a = dropout(linear(ctx, l('attention.o_proj.weight'), l('attention.o_proj.bias')));
     const x1 = layerNorm(tf.add(residual, a), l('attn_ln.weight'), l('attn_ln.bias'), c.layer_norm_eps);
     const [up, gate] = tf.split(linear(x1, l('mlp.up_gate_proj.weight')), [I, I], 1);

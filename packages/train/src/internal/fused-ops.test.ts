@@ -100,7 +100,7 @@ describe('fused TensorFlow kernels', async () => {
   });
 
   it.skipIf(!status.loaded)(
-    'packed attention and its gradient match the composition (odd sizes, padding)',
+    'packed attention and its gradient match the composition (odd sizes, padding, rope)',
     () => {
       tf.tidy(() => {
         const [b, t, heads, d] = [3, 37, 3, 20];
@@ -112,13 +112,18 @@ describe('fused TensorFlow kernels', async () => {
         );
         const bias = attentionMaskBias(mask);
         const dctx = tf.randomNormal([b * t, heads * d], 0, 1, 'float32', 10);
-        const f = (x: tf.Tensor) => packedAttention(x, bias, b, heads);
-        const y = f(qkv);
-        const g = tf.grad(f)(qkv, dctx);
-        const [yRef, gRef] = composed(() => [f(qkv), tf.grad(f)(qkv, dctx)]);
-        expect(y.shape).toEqual([b * t, heads * d]);
-        expect(maxDiff(y, yRef!)).toBeLessThan(2e-6);
-        expect(maxDiff(g, gRef!) / tf.max(tf.abs(gRef!)).dataSync()[0]!).toBeLessThan(1e-5);
+        const angles = tf.randomUniform([t, d], 0, 6, 'float32', 15);
+        for (const rope of [undefined, { cos: tf.cos(angles), sin: tf.sin(angles) }]) {
+          const f = (x: tf.Tensor) => packedAttention(x, bias, b, heads, rope);
+          const y = f(qkv);
+          const g = tf.grad(f)(qkv, dctx);
+          const [yRef, gRef] = composed(() => [f(qkv), tf.grad(f)(qkv, dctx)]);
+          expect(y.shape).toEqual([b * t, heads * d]);
+          expect(maxDiff(y, yRef!), `rope ${!!rope}`).toBeLessThan(2e-6);
+          expect(maxDiff(g, gRef!) / tf.max(tf.abs(gRef!)).dataSync()[0]!, `rope ${!!rope}`).toBeLessThan(
+            1e-5,
+          );
+        }
       });
     },
   );

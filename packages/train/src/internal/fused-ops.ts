@@ -28,6 +28,12 @@ export const fusedOpsPath = join(
   'dv_tf_ops.node',
 );
 
+/** Rotary-embedding tables [T, d] applied to Q and K (gte). */
+export interface Rope {
+  cos: Tensor;
+  sin: Tensor;
+}
+
 export interface FusedOps {
   gelu(x: Tensor): Tensor;
   geluGrad(dy: Tensor, x: Tensor): Tensor;
@@ -40,9 +46,17 @@ export interface FusedOps {
    * Multi-head attention on packed projections qkv [B*T, 3H] with an additive mask [B, T]:
    * ctx [B*T, H] (heads merged) and the probabilities [B, heads, T, T] for the gradient.
    */
-  attention(qkv: Tensor, mask: Tensor, heads: number, scale: number): [Tensor, Tensor];
+  attention(qkv: Tensor, mask: Tensor, heads: number, scale: number, rope?: Rope): [Tensor, Tensor];
   /** d qkv [B*T, 3H] from d ctx. */
-  attentionGrad(dctx: Tensor, qkv: Tensor, mask: Tensor, probs: Tensor, heads: number, scale: number): Tensor;
+  attentionGrad(
+    dctx: Tensor,
+    qkv: Tensor,
+    mask: Tensor,
+    probs: Tensor,
+    heads: number,
+    scale: number,
+    rope?: Rope,
+  ): Tensor;
   /**
    * One AdamW step: new [p, m, v]; hyper = [decay, b1, 1 - b1, b2, 1 - b2, 1/sqrt(1 - b2^t),
    * eps, lr/(1 - b1^t)] with decay = 1 - lr * weight_decay (1 when not decayed).
@@ -51,7 +65,7 @@ export interface FusedOps {
 }
 
 interface NodeKernelBackend {
-  binding: { TF_ATTR_FLOAT: number; TF_ATTR_INT: number };
+  binding: { TF_ATTR_FLOAT: number; TF_ATTR_INT: number; TF_ATTR_BOOL: number };
   executeSingleOutput(name: string, attrs: unknown[], inputs: tf.TensorInfo[]): tf.TensorInfo;
   executeMultipleOutputs(name: string, attrs: unknown[], inputs: tf.TensorInfo[], n: number): tf.TensorInfo[];
 }
@@ -102,9 +116,10 @@ function load(): { ok: true } | { ok: false; why: string } {
   const attentionAttrs = (be: NodeKernelBackend, a: KernelArgs) => [
     { name: 'heads', type: be.binding.TF_ATTR_INT, value: a.attrs!.heads },
     { name: 'scale', type: be.binding.TF_ATTR_FLOAT, value: a.attrs!.scale },
+    { name: 'rope', type: be.binding.TF_ATTR_BOOL, value: a.attrs!.rope },
   ];
   reg('DvAttention', (be, a) =>
-    be.executeMultipleOutputs('DvAttention', attentionAttrs(be, a), ins(a, ['qkv', 'mask']), 2),
+    be.executeMultipleOutputs('DvAttention', attentionAttrs(be, a), ins(a, ['qkv', 'mask', 'cos', 'sin']), 2),
   );
   reg('DvAdamW', (be, a) =>
     be.executeMultipleOutputs('DvAdamW', [], ins(a, ['p', 'g', 'm', 'v', 'hyper']), 3),
@@ -113,7 +128,7 @@ function load(): { ok: true } | { ok: false; why: string } {
     be.executeSingleOutput(
       'DvAttentionGrad',
       attentionAttrs(be, a),
-      ins(a, ['dctx', 'qkv', 'mask', 'probs']),
+      ins(a, ['dctx', 'qkv', 'mask', 'probs', 'cos', 'sin']),
     ),
   );
   return { ok: true };
@@ -125,6 +140,11 @@ const run = <T extends Tensor | Tensor[]>(
   attrs?: tf.NamedAttrMap,
 ): T => tf.engine().runKernel<T>(name, inputs, attrs);
 
+/** The rope inputs, or empty placeholders the kernel ignores. */
+function ropeInputs(rope: Rope | undefined): { cos: Tensor; sin: Tensor } {
+  return rope ?? { cos: tf.zeros([0]), sin: tf.zeros([0]) };
+}
+
 const ops: FusedOps = {
   gelu: (x) => run('DvGelu', { x }),
   geluGrad: (dy, x) => run('DvGeluGrad', { dy, x }),
@@ -133,10 +153,13 @@ const ops: FusedOps = {
   layerNormGrad: (dy, x, gamma, mean, rstd) =>
     run('DvLayerNormGrad', { dy, x, gamma, mean, rstd }) as [Tensor, Tensor, Tensor],
   softmaxGrad: (dy, y) => run('DvSoftmaxGrad', { dy, y }),
-  attention: (qkv, mask, heads, scale) =>
-    run('DvAttention', { qkv, mask }, { heads, scale }) as [Tensor, Tensor],
-  attentionGrad: (dctx, qkv, mask, probs, heads, scale) =>
-    run('DvAttentionGrad', { dctx, qkv, mask, probs }, { heads, scale }),
+  attention: (qkv, mask, heads, scale, rope) =>
+    run('DvAttention', { qkv, mask, ...ropeInputs(rope) }, { heads, scale, rope: !!rope }) as [
+      Tensor,
+      Tensor,
+    ],
+  attentionGrad: (dctx, qkv, mask, probs, heads, scale, rope) =>
+    run('DvAttentionGrad', { dctx, qkv, mask, probs, ...ropeInputs(rope) }, { heads, scale, rope: !!rope }),
   adamw: (p, g, m, v, hyper) => run('DvAdamW', { p, g, m, v, hyper }) as [Tensor, Tensor, Tensor],
 };
 

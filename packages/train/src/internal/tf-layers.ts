@@ -5,7 +5,7 @@
  */
 import type { Tensor } from '@tensorflow/tfjs';
 import { tf } from '../backend/tf.js';
-import { fusedOps } from './fused-ops.js';
+import { fusedOps, type Rope } from './fused-ops.js';
 import { geluErf } from './gelu.js';
 import { biasAdd, biasAddGrad, matMul2d } from './native-ops.js';
 
@@ -120,45 +120,61 @@ const fusedSoftmax = tf.customGrad(((x: Tensor, save: (t: Tensor[]) => void) => 
 /**
  * Multi-head self-attention from packed projections: qkv [B*T, 3H] (Q | K | V, heads
  * contiguous in each) -> context rows [B*T, H], i.e. mergeHeads(attention(splitHeads(qkv))).
- * On the native backend with the fused kernels it is one op each way (no head transposes,
- * sequences and heads in parallel); elsewhere the tfjs composition.
+ * With `rope` (gte) Q and K are rotated first. On the native backend with the fused kernels it
+ * is one op each way (no head transposes, sequences and heads in parallel); elsewhere the tfjs
+ * composition.
  */
 export function packedAttention(
   qkv: Tensor,
   maskBias: Tensor | undefined,
   batch: number,
   heads: number,
+  rope?: Rope,
 ): Tensor {
   const d = qkv.shape[1]! / (3 * heads);
+  const t = qkv.shape[0]! / batch;
   if (!fusedOps(qkv)) {
     const [q, k, v] = splitHeads(qkv, batch, heads, 3) as [Tensor, Tensor, Tensor];
-    return mergeHeads(attention(q, k, v, maskBias));
+    const rot = (x: Tensor) =>
+      rope ? applyRope(x, rope.cos.reshape([1, 1, t, d]), rope.sin.reshape([1, 1, t, d])) : x;
+    return mergeHeads(attention(rot(q), rot(k), v, maskBias));
   }
-  const t = qkv.shape[0]! / batch;
   const mask = maskBias ? maskBias.reshape([batch, t]) : tf.zeros([batch, t]);
-  return fusedAttentionOp(heads, 1 / Math.sqrt(d))(qkv, mask);
+  const tables = rope ?? { cos: tf.zeros([0]), sin: tf.zeros([0]) };
+  return fusedAttentionOp(heads, 1 / Math.sqrt(d), !!rope)(qkv, mask, tables.cos, tables.sin);
 }
 
-type AttentionOp = (qkv: Tensor, mask: Tensor) => Tensor;
+type AttentionOp = (qkv: Tensor, mask: Tensor, cos: Tensor, sin: Tensor) => Tensor;
 const fusedAttentionOps = new Map<string, AttentionOp>();
 
-function fusedAttentionOp(heads: number, scale: number): AttentionOp {
-  const key = `${heads}/${scale}`;
+/** The fused attention with its gradient; mask and rope tables are inputs (saved), not differentiated. */
+function fusedAttentionOp(heads: number, scale: number, withRope: boolean): AttentionOp {
+  const key = `${heads}/${scale}/${withRope}`;
   let op = fusedAttentionOps.get(key);
   if (op) return op;
-  op = tf.customGrad(((qkv: Tensor, mask: Tensor, save: (t: Tensor[]) => void) => {
-    const [ctx, probs] = fusedOps()!.attention(qkv, mask, heads, scale);
-    save([qkv, mask, probs]);
+  op = tf.customGrad(((qkv: Tensor, mask: Tensor, cos: Tensor, sin: Tensor, save: (t: Tensor[]) => void) => {
+    const rope = withRope ? { cos, sin } : undefined;
+    const [ctx, probs] = fusedOps()!.attention(qkv, mask, heads, scale, rope);
+    save([qkv, mask, probs, cos, sin]);
     return {
       value: ctx,
       gradFunc: (dctx: Tensor, saved: Tensor[]) => {
-        const [x, m, p] = saved as [Tensor, Tensor, Tensor];
-        return [fusedOps()!.attentionGrad(dctx, x, m, p, heads, scale), tf.zerosLike(m)];
+        const [x, m, p, c, sn] = saved as [Tensor, Tensor, Tensor, Tensor, Tensor];
+        const r = withRope ? { cos: c, sin: sn } : undefined;
+        const dqkv = fusedOps()!.attentionGrad(dctx, x, m, p, heads, scale, r);
+        return [dqkv, tf.zerosLike(m), tf.zerosLike(c), tf.zerosLike(sn)];
       },
     };
   }) as unknown as CustomGradientFunc) as unknown as AttentionOp;
   fusedAttentionOps.set(key, op);
   return op;
+}
+
+/** x cos + rotate_half(x) sin on [B, heads, T, d] with tables broadcast from [1, 1, T, d]; rotate_half(x) = [-x2, x1]. */
+export function applyRope(x: Tensor, cos: Tensor, sin: Tensor): Tensor {
+  const d = x.shape[3]!;
+  const [x1, x2] = tf.split(x, [d / 2, d / 2], 3);
+  return tf.add(tf.mul(x, cos), tf.mul(tf.concat([tf.neg(x2!), x1!], 3), sin));
 }
 
 export const float32Min = -3.4028234663852886e38;
