@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Tensor } from '@tensorflow/tfjs';
+import { currentBackend } from '../backend/init-backend.js';
 import { tf } from '../backend/tf.js';
 
 const backendName = 'tensorflow';
@@ -78,6 +79,10 @@ let state: { ok: true } | { ok: false; why: string } | undefined;
 export function fusedOpsStatus(): { loaded: boolean; why: string } {
   if (process.env.DV_FUSED_OPS === 'off') return { loaded: false, why: 'DV_FUSED_OPS=off' };
   if (tf.getBackend() !== backendName) return { loaded: false, why: `backend is ${tf.getBackend()}` };
+  // The kernels are CPU kernels linked against the CPU TensorFlow build; the CUDA build keeps
+  // its own (GPU) kernels.
+  if (currentBackend()?.choice === 'tensorflow-gpu')
+    return { loaded: false, why: 'CPU-only kernels, backend is tensorflow-gpu' };
   state ??= load();
   return state.ok ? { loaded: true, why: fusedOpsPath } : { loaded: false, why: state.why };
 }
