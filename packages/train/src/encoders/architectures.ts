@@ -124,13 +124,7 @@ function positionEmbeddings(c: EncoderConfig, table: Tensor, inputIds: Tensor): 
  * [B*1, H] and equal to the full pass's rows at position 0 (used for CLS pooling, where the
  * other positions' last-layer outputs are never read).
  */
-function bertForward(
-  c: EncoderConfig,
-  p: Params,
-  inp: ForwardInputs,
-  dropout: Dropout,
-  rows: OutputRows,
-): Tensor {
+const bertForward: Architecture['forward'] = (c, p, inp, dropout, rows) => {
   const [b, t] = inp.inputIds.shape as [number, number];
   const h = c.hidden_size;
   const types = inp.tokenTypeIds ?? tf.zerosLike(inp.inputIds);
@@ -185,7 +179,7 @@ function bertForward(
     );
   }
   return x.reshape([b, x.shape[0]! / b, h]);
-}
+};
 
 /** Rows [B*T, H] -> the rows of position 0, [B, H]. */
 function clsRows(x: Tensor, batch: number): Tensor {
@@ -236,13 +230,7 @@ function ropeTables(c: EncoderConfig, t: number): { cos: Tensor; sin: Tensor } {
   return { cos: tf.tensor4d(cos, [1, 1, t, d]), sin: tf.tensor4d(sin, [1, 1, t, d]) };
 }
 
-function gteForward(
-  c: EncoderConfig,
-  p: Params,
-  inp: ForwardInputs,
-  dropout: Dropout,
-  rows: OutputRows,
-): Tensor {
+const gteForward: Architecture['forward'] = (c, p, inp, dropout, rows) => {
   const [b, t] = inp.inputIds.shape as [number, number];
   const h = c.hidden_size;
   const I = c.intermediate_size;
@@ -293,7 +281,7 @@ function gteForward(
     x = layerNorm(tf.add(x1, down), l('mlp_ln.weight'), l('mlp_ln.bias'), c.layer_norm_eps);
   }
   return x.reshape([b, x.shape[0]! / b, h]);
-}
+};
 
 export const architectures = Object.freeze({
   bert: { parameters: bertParameters, forward: bertForward },
