@@ -5,6 +5,7 @@
 //
 //   DvGelu(x) = x * Phi(x),   Phi(x) = 0.5 * (1 + erf(x / sqrt 2))           (exact GELU)
 //   DvGeluGrad(dy, x) = dy * (Phi(x) + x * phi(x)),  phi(x) = exp(-x^2/2) / sqrt(2 pi)
+//   DvBiasGelu(x, b) = gelu(x + b);  DvBiasGeluGrad(dy, x, b) -> dx, db = sum_rows(dx)
 //   DvLayerNorm(x, gamma, beta; epsilon) -> y, mean, rstd over the last axis:
 //       xhat = (x - mean) * rstd,  rstd = 1 / sqrt(var + eps) (biased variance),  y = xhat*gamma + beta
 //   DvLayerNormGrad(dy, x, gamma, mean, rstd) -> dx, dgamma, dbeta:
@@ -162,19 +163,25 @@ inline void NormalCdfPdf(float x, float* cdf, float* pdf) {
 
 // ---- small dense products (attention) --------------------------------------------------------
 
-// C[M x N] = A[M x K] B[K x N] (+ C when accumulate), all row-major with leading dimensions
-// lda, ldb, ldc. Register-blocked 4 rows x 16 columns (8 accumulators of 8 floats under AVX2);
-// the remainders take the plain loop. AVX2 + FMA intrinsics where the build enables them. Sized for attention's per-head products (T x d, T x T).
+// C[M x N] = op(A) B (+ C when accumulate), row-major with leading dimensions lda, ldb, ldc;
+// op(A) = A [M x K], or with kTransA the transpose of A stored [K x M] (so dK = dS^T Q and
+// dV = P^T dctx need no transposed copy). Register-blocked 4 rows x 16 columns (8 accumulators
+// of 8 floats under AVX2 + FMA); the remainders take the plain loop. Sized for attention's
+// per-head products (T x d, T x T).
+template <bool kTransA>
 void Gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
           int64_t ldc, bool accumulate) {
+  // Element (i, k) of op(A).
+  auto a_at = [&](int64_t i, int64_t k) -> const float* { return kTransA ? A + k * lda + i : A + i * lda + k; };
+  const int64_t a_step = kTransA ? lda : 1;  // from (i, k) to (i, k + 1)
   constexpr int64_t MR = 4, NR = 16;
   const int64_t m4 = M - M % MR, n16 = N - N % NR;
 #if defined(__AVX2__) && defined(__FMA__)
   for (int64_t i = 0; i < m4; i += MR) {
-    const float* a0 = A + i * lda;
-    const float* a1 = a0 + lda;
-    const float* a2 = a1 + lda;
-    const float* a3 = a2 + lda;
+    const float* a0 = a_at(i, 0);
+    const float* a1 = a_at(i + 1, 0);
+    const float* a2 = a_at(i + 2, 0);
+    const float* a3 = a_at(i + 3, 0);
     for (int64_t j = 0; j < n16; j += NR) {
       float* c = C + i * ldc + j;
       __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
@@ -186,15 +193,15 @@ void Gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const fl
         c30 = _mm256_loadu_ps(c + 3 * ldc), c31 = _mm256_loadu_ps(c + 3 * ldc + 8);
       }
       const float* bk = B + j;
-      for (int64_t k = 0; k < K; ++k, bk += ldb) {
+      for (int64_t k = 0, ak = 0; k < K; ++k, bk += ldb, ak += a_step) {
         const __m256 b0 = _mm256_loadu_ps(bk), b1 = _mm256_loadu_ps(bk + 8);
-        __m256 av = _mm256_broadcast_ss(a0 + k);
+        __m256 av = _mm256_broadcast_ss(a0 + ak);
         c00 = _mm256_fmadd_ps(av, b0, c00), c01 = _mm256_fmadd_ps(av, b1, c01);
-        av = _mm256_broadcast_ss(a1 + k);
+        av = _mm256_broadcast_ss(a1 + ak);
         c10 = _mm256_fmadd_ps(av, b0, c10), c11 = _mm256_fmadd_ps(av, b1, c11);
-        av = _mm256_broadcast_ss(a2 + k);
+        av = _mm256_broadcast_ss(a2 + ak);
         c20 = _mm256_fmadd_ps(av, b0, c20), c21 = _mm256_fmadd_ps(av, b1, c21);
-        av = _mm256_broadcast_ss(a3 + k);
+        av = _mm256_broadcast_ss(a3 + ak);
         c30 = _mm256_fmadd_ps(av, b0, c30), c31 = _mm256_fmadd_ps(av, b1, c31);
       }
       _mm256_storeu_ps(c, c00), _mm256_storeu_ps(c + 8, c01);
@@ -203,35 +210,21 @@ void Gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const fl
       _mm256_storeu_ps(c + 3 * ldc, c30), _mm256_storeu_ps(c + 3 * ldc + 8, c31);
     }
   }
+  const int64_t plain_from = m4;
 #else
-  for (int64_t i = 0; i < m4; i += MR) {
-    for (int64_t j = 0; j < n16; j += NR) {
-      float acc[MR][NR];
-      for (int64_t r = 0; r < MR; ++r)
-        for (int64_t c = 0; c < NR; ++c) acc[r][c] = accumulate ? C[(i + r) * ldc + j + c] : 0.0f;
-      for (int64_t k = 0; k < K; ++k) {
-        const float* b = B + k * ldb + j;
-        for (int64_t r = 0; r < MR; ++r) {
-          const float a = A[(i + r) * lda + k];
-          for (int64_t c = 0; c < NR; ++c) acc[r][c] += a * b[c];
-        }
-      }
-      for (int64_t r = 0; r < MR; ++r)
-        for (int64_t c = 0; c < NR; ++c) C[(i + r) * ldc + j + c] = acc[r][c];
-    }
-  }
+  const int64_t plain_from = 0;
 #endif
-  // Remainders: rows past m4 (all columns), and columns past n16 (rows before m4).
+  // Rows the blocked loop left (all of them without AVX2), and its columns past n16.
   auto plain = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
     for (int64_t i = i0; i < i1; ++i)
       for (int64_t j = j0; j < j1; ++j) {
         float s = accumulate ? C[i * ldc + j] : 0.0f;
-        for (int64_t k = 0; k < K; ++k) s += A[i * lda + k] * B[k * ldb + j];
+        for (int64_t k = 0; k < K; ++k) s += *a_at(i, k) * B[k * ldb + j];
         C[i * ldc + j] = s;
       }
   };
-  plain(m4, M, 0, N);
-  plain(0, m4, n16, N);
+  plain(plain_from, M, 0, N);
+  if (plain_from > 0) plain(0, plain_from, n16, N);
 }
 
 // dst[cols x rows] = src[rows x cols]^T (src leading dimension lds).
@@ -335,6 +328,64 @@ void GeluGradCompute(void*, TF_OpKernelContext* ctx) {
       out[i] = g[i] * (cdf + in[i] * pdf);
     }
   });
+}
+
+// GELU of a biased pre-activation, the FFN's first half after its GEMM: y = gelu(x + b) over
+// rows of x [N, C], b [C]; gradient dx = dy * gelu'(x + b), db = sum over rows of dx.
+void BiasGeluCompute(void*, TF_OpKernelContext* ctx) {
+  Input x, bias;
+  Out y;
+  if (!GetInput(ctx, 0, &x) || !GetInput(ctx, 1, &bias)) return;
+  const int64_t c = bias.size();
+  if (x.last_dim() != c) return Fail(ctx, "DvBiasGelu: bias size != last dim");
+  float* out = Output(ctx, 0, DimsOf(x.t), &y.t);
+  if (!out) return;
+  const float* in = x.data();
+  const float* bv = bias.data();
+  ParallelRows(c ? x.size() / c : 0, c * 8, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      for (int64_t j = 0; j < c; ++j) {
+        const float z = in[r * c + j] + bv[j];
+        float cdf, pdf;
+        NormalCdfPdf(z, &cdf, &pdf);
+        out[r * c + j] = z * cdf;
+      }
+  });
+}
+
+void BiasGeluGradCompute(void*, TF_OpKernelContext* ctx) {
+  Input dy, x, bias;
+  Out dx_out, db_out;
+  if (!GetInput(ctx, 0, &dy) || !GetInput(ctx, 1, &x) || !GetInput(ctx, 2, &bias)) return;
+  const int64_t c = bias.size();
+  if (x.last_dim() != c || dy.size() != x.size()) return Fail(ctx, "DvBiasGeluGrad: inconsistent shapes");
+  const int64_t rows = c ? x.size() / c : 0;
+  float* dx = Output(ctx, 0, DimsOf(x.t), &dx_out.t);
+  float* db = dx ? Output(ctx, 1, {c}, &db_out.t) : nullptr;
+  if (!db) return;
+  const float* g = dy.data();
+  const float* in = x.data();
+  const float* bv = bias.data();
+  const int chunks = ThreadCount();
+  std::vector<float> partial(static_cast<size_t>(chunks) * c, 0.0f);
+  const int64_t per = (rows + chunks - 1) / chunks;
+  ParallelRows(chunks, per * c * 8, [&](int64_t cb, int64_t ce) {
+    for (int64_t k = cb; k < ce; ++k) {
+      float* pdb = partial.data() + k * c;
+      for (int64_t r = k * per; r < std::min(rows, (k + 1) * per); ++r)
+        for (int64_t j = 0; j < c; ++j) {
+          const float z = in[r * c + j] + bv[j];
+          float cdf, pdf;
+          NormalCdfPdf(z, &cdf, &pdf);
+          const float v = g[r * c + j] * (cdf + z * pdf);
+          dx[r * c + j] = v;
+          pdb[j] += v;
+        }
+    }
+  });
+  std::fill(db, db + c, 0.0f);
+  for (int k = 0; k < chunks; ++k)
+    for (int64_t j = 0; j < c; ++j) db[j] += partial[k * c + j];
 }
 
 struct LayerNormKernel {
@@ -573,7 +624,7 @@ void AttentionCompute(void* kernel, TF_OpKernelContext* ctx) {
       }
       float* p = probs + u * T * T;
       Transpose(T, d, kk, ldk, kt.data());
-      Gemm(T, T, d, q, ldq, kt.data(), T, p, T, false);
+      Gemm<false>(T, T, d, q, ldq, kt.data(), T, p, T, false);
       const float* mb = bias + b * T;
       for (int64_t i = 0; i < T; ++i) {
         float* row = p + i * T;
@@ -590,7 +641,7 @@ void AttentionCompute(void* kernel, TF_OpKernelContext* ctx) {
         const float inv = 1.0f / sum;
         for (int64_t j = 0; j < T; ++j) row[j] *= inv;
       }
-      Gemm(T, d, T, p, T, v, ld, out + b * T * H + h * d, H, false);
+      Gemm<false>(T, d, T, p, T, v, ld, out + b * T * H + h * d, H, false);
     }
   });
 }
@@ -615,7 +666,7 @@ void AttentionGradCompute(void* kernel, TF_OpKernelContext* ctx) {
   const float scale = k->scale;
   ParallelRows(s.batch * s.heads, 8 * T * T * d, [&](int64_t u0, int64_t u1) {
     const int64_t r = k->rope ? T * d : 0;
-    std::vector<float> vt(d * T), ds(T * T), dst(T * T), pt(T * T), qr(r), kr(r), dqr(r), dkr(r);
+    std::vector<float> vt(d * T), ds(T * T), qr(r), kr(r), dqr(r), dkr(r);
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t b = u / s.heads, h = u % s.heads;
       const float* q = x + b * T * ld + h * d;
@@ -635,7 +686,7 @@ void AttentionGradCompute(void* kernel, TF_OpKernelContext* ctx) {
         q = qr.data(), kk = kr.data(), ldq = d, dqo = dqr.data(), dko = dkr.data(), ldg = d;
       }
       Transpose(T, d, v, ld, vt.data());
-      Gemm(T, T, d, go, H, vt.data(), T, ds.data(), T, false);  // dP = dctx V^T
+      Gemm<false>(T, T, d, go, H, vt.data(), T, ds.data(), T, false);  // dP = dctx V^T
       for (int64_t i = 0; i < T; ++i) {
         float* row = ds.data() + i * T;
         const float* prow = p + i * T;
@@ -643,11 +694,9 @@ void AttentionGradCompute(void* kernel, TF_OpKernelContext* ctx) {
         for (int64_t j = 0; j < T; ++j) dot += row[j] * prow[j];
         for (int64_t j = 0; j < T; ++j) row[j] = scale * prow[j] * (row[j] - dot);
       }
-      Gemm(T, d, T, ds.data(), T, kk, ldq, dqo, ldg, false);  // dQ = dS K
-      Transpose(T, T, ds.data(), T, dst.data());
-      Gemm(T, d, T, dst.data(), T, q, ldq, dko, ldg, false);  // dK = dS^T Q
-      Transpose(T, T, p, T, pt.data());
-      Gemm(T, d, T, pt.data(), T, go, H, dq + 2 * H, ld, false);  // dV = P^T dctx
+      Gemm<false>(T, d, T, ds.data(), T, kk, ldq, dqo, ldg, false);  // dQ = dS K
+      Gemm<true>(T, d, T, ds.data(), T, q, ldq, dko, ldg, false);  // dK = dS^T Q
+      Gemm<true>(T, d, T, p, T, go, H, dq + 2 * H, ld, false);     // dV = P^T dctx
       if (k->rope) {
         Rope(T, d, dqr.data(), d, cos.data(), sin.data(), dq, ld, true);
         Rope(T, d, dkr.data(), d, cos.data(), sin.data(), dq + H, ld, true);
@@ -736,6 +785,10 @@ const char* RegisterAll() {
       RegisterKernel("DvGelu", NoState, GeluCompute, NoDelete, st.s) &&
       RegisterOp("DvGeluGrad", {"dy: float", "x: float"}, {"dx: float"}, {}, st.s) &&
       RegisterKernel("DvGeluGrad", NoState, GeluGradCompute, NoDelete, st.s) &&
+      RegisterOp("DvBiasGelu", {"x: float", "bias: float"}, {"y: float"}, {}, st.s) &&
+      RegisterKernel("DvBiasGelu", NoState, BiasGeluCompute, NoDelete, st.s) &&
+      RegisterOp("DvBiasGeluGrad", {"dy: float", "x: float", "bias: float"}, {"dx: float", "dbias: float"}, {}, st.s) &&
+      RegisterKernel("DvBiasGeluGrad", NoState, BiasGeluGradCompute, NoDelete, st.s) &&
       RegisterOp("DvLayerNorm", {"x: float", "gamma: float", "beta: float"},
                  {"y: float", "mean: float", "rstd: float"}, {"epsilon: float"}, st.s) &&
       RegisterKernel("DvLayerNorm", LayerNormCreate, LayerNormCompute, LayerNormDelete, st.s) &&

@@ -26,6 +26,7 @@ import {
   embeddingLookup,
   layerNorm,
   linear,
+  linearAct,
   mergeHeads,
   packedAttention,
   splitHeads,
@@ -141,7 +142,6 @@ const bertForward: Architecture['forward'] = (c, p, inp, dropout, rows) => {
     layerNorm(x, p('embeddings.LayerNorm.weight'), p('embeddings.LayerNorm.bias'), c.layer_norm_eps),
   );
   const bias = attentionMaskBias(inp.attentionMask);
-  const act = activations[c.hidden_act];
   const heads = c.num_attention_heads;
   for (let i = 0; i < c.num_hidden_layers; i++) {
     const l = (n: string) => p(`encoder.layer.${i}.${n}`);
@@ -169,7 +169,7 @@ const bertForward: Architecture['forward'] = (c, p, inp, dropout, rows) => {
       l('attention.output.LayerNorm.bias'),
       c.layer_norm_eps,
     );
-    const inter = act(linear(x1, l('intermediate.dense.weight'), l('intermediate.dense.bias')));
+    const inter = linearAct(x1, l('intermediate.dense.weight'), l('intermediate.dense.bias'), c.hidden_act);
     const out = dropout(linear(inter, l('output.dense.weight'), l('output.dense.bias')));
     x = layerNorm(
       tf.add(out, x1),

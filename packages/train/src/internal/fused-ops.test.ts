@@ -3,7 +3,7 @@ import { initBackend } from '../backend/init-backend.js';
 import { tf } from '../backend/tf.js';
 import { adamwUpdate } from '../optim/adamw.js';
 import { fusedOps, fusedOpsStatus } from './fused-ops.js';
-import { attentionMaskBias, packedAttention } from './tf-layers.js';
+import { attentionMaskBias, linearAct, packedAttention } from './tf-layers.js';
 
 /** Runs f with the fused kernels switched off (DV_FUSED_OPS=off): the tfjs compositions. */
 function composed<T>(f: () => T): T {
@@ -49,6 +49,21 @@ describe('fused TensorFlow kernels', async () => {
       const tails = ops.gelu(tf.tensor1d([-12, -50, 12, 50])).arraySync() as number[];
       expect(tails.map((v) => Math.abs(v) < 1e-20)).toEqual([true, true, false, false]);
       expect(tails.slice(2)).toEqual([12, 50]);
+    });
+  });
+
+  it.skipIf(!status.loaded)('linear + bias + GELU and its gradients match the composition', () => {
+    tf.tidy(() => {
+      const x = tf.randomNormal([29, 13], 0, 1, 'float32', 16);
+      const w = tf.randomNormal([19, 13], 0, 0.5, 'float32', 17);
+      const b = tf.randomNormal([19], 0, 1, 'float32', 18);
+      const dy = tf.randomNormal([29, 19], 0, 1, 'float32', 19);
+      const f = (xi: tf.Tensor, wi: tf.Tensor, bi: tf.Tensor) => linearAct(xi, wi, bi, 'gelu');
+      const y = f(x, w, b);
+      const grads = tf.grads(f)([x, w, b], dy);
+      const [yRef, ...refs] = composed(() => [f(x, w, b), ...tf.grads(f)([x, w, b], dy)]);
+      expect(maxDiff(y, yRef!)).toBeLessThan(2e-6);
+      for (const [i, g] of grads.entries()) expect(maxDiff(g, refs[i]!), `input ${i}`).toBeLessThan(1e-5);
     });
   });
 

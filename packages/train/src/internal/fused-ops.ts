@@ -38,6 +38,10 @@ export interface Rope {
 export interface FusedOps {
   gelu(x: Tensor): Tensor;
   geluGrad(dy: Tensor, x: Tensor): Tensor;
+  /** gelu(x + bias), bias over the last axis. */
+  biasGelu(x: Tensor, bias: Tensor): Tensor;
+  /** [dx, dbias] of biasGelu. */
+  biasGeluGrad(dy: Tensor, x: Tensor, bias: Tensor): [Tensor, Tensor];
   /** y, and per-row mean and 1/sqrt(var + eps) (rows = all axes but the last). */
   layerNorm(x: Tensor, gamma: Tensor, beta: Tensor, epsilon: number): [Tensor, Tensor, Tensor];
   /** dx, dgamma, dbeta. */
@@ -106,6 +110,10 @@ function load(): { ok: true } | { ok: false; why: string } {
   const ins = (args: KernelArgs, names: string[]) => names.map((n) => args.inputs[n]!);
   reg('DvGelu', (be, a) => be.executeSingleOutput('DvGelu', [], ins(a, ['x'])));
   reg('DvGeluGrad', (be, a) => be.executeSingleOutput('DvGeluGrad', [], ins(a, ['dy', 'x'])));
+  reg('DvBiasGelu', (be, a) => be.executeSingleOutput('DvBiasGelu', [], ins(a, ['x', 'bias'])));
+  reg('DvBiasGeluGrad', (be, a) =>
+    be.executeMultipleOutputs('DvBiasGeluGrad', [], ins(a, ['dy', 'x', 'bias']), 2),
+  );
   reg('DvLayerNorm', (be, a) =>
     be.executeMultipleOutputs(
       'DvLayerNorm',
@@ -153,6 +161,8 @@ function ropeInputs(rope: Rope | undefined): { cos: Tensor; sin: Tensor } {
 const ops: FusedOps = {
   gelu: (x) => run('DvGelu', { x }),
   geluGrad: (dy, x) => run('DvGeluGrad', { dy, x }),
+  biasGelu: (x, bias) => run('DvBiasGelu', { x, bias }),
+  biasGeluGrad: (dy, x, bias) => run('DvBiasGeluGrad', { dy, x, bias }) as [Tensor, Tensor],
   layerNorm: (x, gamma, beta, epsilon) =>
     run('DvLayerNorm', { x, gamma, beta }, { epsilon }) as [Tensor, Tensor, Tensor],
   layerNormGrad: (dy, x, gamma, mean, rstd) =>

@@ -59,6 +59,29 @@ const linearBiasOp = tf.customGrad(((x: Tensor, w: Tensor, b: Tensor, save: (t: 
   };
 }) as unknown as CustomGradientFunc) as unknown as (x: Tensor, w: Tensor, b: Tensor) => Tensor;
 
+/**
+ * act(x W^T + b) for a Hugging Face `hidden_act` name. For exact GELU with the fused kernels the
+ * bias and the activation are one pass each way (DvBiasGelu / DvBiasGeluGrad: the bias
+ * gradient is summed in the same pass); otherwise linear() then the activation.
+ */
+export function linearAct(x: Tensor, weight: Tensor, bias: Tensor, act: keyof typeof activations): Tensor {
+  if (act === 'gelu' && x.rank === 2 && fusedOps(x, weight, bias)) return linearGeluOp(x, weight, bias);
+  return activations[act](linear(x, weight, bias));
+}
+
+const linearGeluOp = tf.customGrad(((x: Tensor, w: Tensor, b: Tensor, save: (t: Tensor[]) => void) => {
+  const pre = matMul2d(x, w, false, true);
+  save([x, w, pre, b]);
+  return {
+    value: fusedOps()!.biasGelu(pre, b),
+    gradFunc: (dy: Tensor, saved: Tensor[]) => {
+      const [xs, ws, p, bs] = saved as [Tensor, Tensor, Tensor, Tensor];
+      const [g, db] = fusedOps()!.biasGeluGrad(dy, p, bs);
+      return [matMul2d(g, ws), weightGrad(g, xs), db];
+    },
+  };
+}) as unknown as CustomGradientFunc) as unknown as (x: Tensor, w: Tensor, b: Tensor) => Tensor;
+
 /** Activations by Hugging Face `hidden_act` name. */
 export const activations = Object.freeze({
   // 0.5 x (1 + erf(x / sqrt 2)): torch.nn.functional.gelu, the `gelu` of BERT and gte.
