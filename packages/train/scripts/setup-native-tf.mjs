@@ -232,13 +232,17 @@ function simdFlags() {
 }
 
 /**
- * Compiles native/dv_tf_ops.cc (fused GELU, LayerNorm and softmax-gradient kernels registered
- * as TensorFlow ops; see its header) against the cached TensorFlow framework library into
- * native/build/dv_tf_ops.node. Cached by source and flags; a failure only costs speed.
+ * Compiles native/*.cc (fused GELU, LayerNorm, attention, softmax-gradient and AdamW kernels
+ * registered as TensorFlow ops; see native/register.cc) against the cached TensorFlow framework
+ * library into native/build/dv_tf_ops.node. Cached by sources and flags; a failure only costs
+ * speed.
  */
 function buildFusedOps(cache) {
-  const src = join(trainDir, 'native', 'dv_tf_ops.cc');
-  const out = join(trainDir, 'native', 'build', 'dv_tf_ops.node');
+  const dir = join(trainDir, 'native');
+  const sources = readdirSync(dir)
+    .filter((f) => f.endsWith('.cc') || f.endsWith('.h'))
+    .sort();
+  const out = join(dir, 'build', 'dv_tf_ops.node');
   const cxx = process.env.CXX || 'g++';
   const flags = [
     '-std=c++17',
@@ -251,8 +255,9 @@ function buildFusedOps(cache) {
     '-pthread',
     '-fvisibility=hidden',
   ];
-  const key = createHash('sha256')
-    .update(readFileSync(src))
+  const hash = createHash('sha256');
+  for (const f of sources) hash.update(f).update(readFileSync(join(dir, f)));
+  const key = hash
     .update(`${cxx} ${flags.join(' ')} ${TF_VERSION}`)
     .digest('hex')
     .slice(0, 16);
@@ -263,7 +268,16 @@ function buildFusedOps(cache) {
     mkdirSync(dirname(cached), { recursive: true });
     const tmp = `${cached}.tmp-${process.pid}`;
     const lib = join(cache, 'lib');
-    run(cxx, [...flags, src, '-o', tmp, `-L${lib}`, '-l:libtensorflow_framework.so.2', `-Wl,-rpath,${lib}`]);
+    const units = sources.filter((f) => f.endsWith('.cc')).map((f) => join(dir, f));
+    run(cxx, [
+      ...flags,
+      ...units,
+      '-o',
+      tmp,
+      `-L${lib}`,
+      '-l:libtensorflow_framework.so.2',
+      `-Wl,-rpath,${lib}`,
+    ]);
     renameSync(tmp, cached);
   }
   mkdirSync(dirname(out), { recursive: true });

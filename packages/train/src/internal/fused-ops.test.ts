@@ -15,7 +15,7 @@ function composed<T>(f: () => T): T {
   }
 }
 
-// The fused kernels (native/dv_tf_ops.cc) against the tfjs compositions of the same formulas,
+// The fused kernels (native/*.cc) against the tfjs compositions of the same formulas,
 // on values that reach both GELU tails, LayerNorm rows of constants (variance 0) and a softmax
 // with masked (-1e9) positions. CI builds them at set-up and must load them.
 const mustLoad = process.env.CI === 'true' || process.env.DV_REQUIRE_NATIVE_TF === '1';

@@ -1,5 +1,5 @@
 /**
- * The fused TensorFlow kernels of native/dv_tf_ops.cc (exact GELU and its gradient, LayerNorm
+ * The fused TensorFlow kernels of native/*.cc (exact GELU and its gradient, LayerNorm
  * forward with its row statistics and its gradient, the softmax gradient: one pass each where
  * TF eager runs 4-11 elementwise ops; multi-head attention and its gradient on the packed QKV
  * layout, parallel over sequences and heads where TF's BatchMatMul runs them one by one; an

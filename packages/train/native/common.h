@@ -1,0 +1,222 @@
+// Shared by the fused-kernel sources (see register.cc): the slice of TensorFlow's C API they
+// call, row-parallel loops, the float exp / normal CDF they evaluate, and the plumbing between
+// TF's kernel context and plain float arrays.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <thread>
+#include <vector>
+
+// The parts of TensorFlow's stable C API (tensorflow/c/tf_status.h, tf_tensor.h, kernels.h,
+// ops.h; exported by libtensorflow_framework.so.2) this file calls, declared here so the build
+// needs only the shared library: the installed headers pull in TSL headers the wheel omits.
+extern "C" {
+typedef struct TF_Status TF_Status;
+typedef struct TF_Tensor TF_Tensor;
+typedef struct TF_KernelBuilder TF_KernelBuilder;
+typedef struct TF_OpKernelConstruction TF_OpKernelConstruction;
+typedef struct TF_OpKernelContext TF_OpKernelContext;
+typedef struct TF_OpDefinitionBuilder TF_OpDefinitionBuilder;
+typedef struct TF_ShapeInferenceContext TF_ShapeInferenceContext;
+typedef struct TF_ShapeHandle TF_ShapeHandle;
+typedef int TF_Code;  // enum TF_Code
+typedef int TF_DataType;  // enum TF_DataType
+constexpr TF_Code TF_OK = 0;
+constexpr TF_Code TF_INVALID_ARGUMENT = 3;
+constexpr TF_DataType TF_FLOAT = 1;
+
+TF_Status* TF_NewStatus();
+void TF_DeleteStatus(TF_Status*);
+TF_Code TF_GetCode(const TF_Status*);
+const char* TF_Message(const TF_Status*);
+void TF_SetStatus(TF_Status*, TF_Code, const char*);
+void* TF_TensorData(const TF_Tensor*);
+int64_t TF_TensorElementCount(const TF_Tensor*);
+int TF_NumDims(const TF_Tensor*);
+int64_t TF_Dim(const TF_Tensor*, int);
+void TF_DeleteTensor(TF_Tensor*);
+TF_KernelBuilder* TF_NewKernelBuilder(const char* op_name, const char* device_name,
+                                      void* (*create)(TF_OpKernelConstruction*),
+                                      void (*compute)(void*, TF_OpKernelContext*), void (*del)(void*));
+void TF_RegisterKernelBuilder(const char* kernel_name, TF_KernelBuilder* builder, TF_Status* status);
+void TF_GetInput(TF_OpKernelContext* ctx, int i, TF_Tensor** tensor, TF_Status* status);
+TF_Tensor* TF_AllocateOutput(TF_OpKernelContext* ctx, int index, TF_DataType dtype, const int64_t* dims,
+                             int num_dims, size_t len, TF_Status* status);
+void TF_OpKernelConstruction_Failure(TF_OpKernelConstruction* ctx, TF_Status* status);
+void TF_OpKernelContext_Failure(TF_OpKernelContext* ctx, TF_Status* status);
+void TF_OpKernelConstruction_GetAttrFloat(TF_OpKernelConstruction* ctx, const char* attr_name, float* val,
+                                          TF_Status* status);
+void TF_OpKernelConstruction_GetAttrBool(TF_OpKernelConstruction* ctx, const char* attr_name, bool* val,
+                                         TF_Status* status);
+void TF_OpKernelConstruction_GetAttrInt64(TF_OpKernelConstruction* ctx, const char* attr_name, int64_t* val,
+                                          TF_Status* status);
+TF_OpDefinitionBuilder* TF_NewOpDefinitionBuilder(const char* op_name);
+void TF_RegisterOpDefinition(TF_OpDefinitionBuilder* builder, TF_Status* status);
+void TF_OpDefinitionBuilderAddInput(TF_OpDefinitionBuilder* builder, const char* spec);
+void TF_OpDefinitionBuilderAddOutput(TF_OpDefinitionBuilder* builder, const char* spec);
+void TF_OpDefinitionBuilderAddAttr(TF_OpDefinitionBuilder* builder, const char* spec);
+void TF_OpDefinitionBuilderSetShapeInferenceFunction(TF_OpDefinitionBuilder* builder,
+                                                     void (*fn)(TF_ShapeInferenceContext*, TF_Status*));
+TF_ShapeHandle* TF_NewShapeHandle();
+void TF_DeleteShapeHandle(TF_ShapeHandle* handle);
+void TF_ShapeInferenceContextGetInput(TF_ShapeInferenceContext* ctx, int i, TF_ShapeHandle* handle,
+                                      TF_Status* status);
+void TF_ShapeInferenceContextSetOutput(TF_ShapeInferenceContext* ctx, int i, TF_ShapeHandle* handle,
+                                       TF_Status* status);
+}
+
+namespace dv {
+
+// ---- threading -------------------------------------------------------------------------------
+
+inline int ThreadCount() {
+  static const int n = [] {
+    const char* env = std::getenv("TF_NUM_INTRAOP_THREADS");
+    int v = env ? std::atoi(env) : 0;
+    if (v <= 0) v = static_cast<int>(std::thread::hardware_concurrency());
+    return std::max(1, std::min(v, 64));
+  }();
+  return n;
+}
+
+// Runs fn(begin, end) over [0, rows) in contiguous chunks, one per thread; small jobs inline.
+template <typename Fn>
+void ParallelRows(int64_t rows, int64_t cost_per_row, Fn fn) {
+  const int threads = static_cast<int>(
+      std::min<int64_t>(ThreadCount(), std::max<int64_t>(1, rows * cost_per_row / 32768)));
+  if (threads <= 1 || rows < 2) {
+    fn(int64_t{0}, rows);
+    return;
+  }
+  const int64_t chunk = (rows + threads - 1) / threads;
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (int t = 1; t < threads; ++t) {
+    const int64_t b = t * chunk, e = std::min(rows, b + chunk);
+    if (b < e) pool.emplace_back([=] { fn(b, e); });
+  }
+  fn(int64_t{0}, std::min(rows, chunk));
+  for (auto& th : pool) th.join();
+}
+
+// ---- math ------------------------------------------------------------------------------------
+
+// exp(x) for float: x = n ln2 + r, |r| <= ln2/2, exp(r) by a degree-6 Taylor polynomial
+// (relative error < 2e-7 on that interval), times 2^n built in the exponent bits.
+inline float FastExp(float x_in) {
+  const float x = std::min(88.0f, std::max(-87.0f, x_in));
+  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  const float r = (x - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
+  float p = 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return x_in < -87.0f ? 0.0f : p * scale;  // exp(-87) ~ 1.6e-38: below it, 0 as for -inf
+}
+
+constexpr float kSqrtHalf = 0.70710678118654752440f;
+constexpr float kInvSqrt2Pi = 0.39894228040143267794f;
+
+// Phi(x) and phi(x) together (they share exp(-x^2/2)).
+inline void NormalCdfPdf(float x, float* cdf, float* pdf) {
+  const float z = std::fabs(x) * kSqrtHalf;
+  const float e = FastExp(-z * z);
+  const float t = 1.0f / (1.0f + 0.3275911f * z);
+  const float poly =
+      t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  const float half_erfc = 0.5f * poly * e;  // 0.5 * erfc(|x| / sqrt 2) = Phi(-|x|)
+  *cdf = x < 0.0f ? half_erfc : 1.0f - half_erfc;
+  *pdf = kInvSqrt2Pi * e;
+}
+
+// ---- TF plumbing -----------------------------------------------------------------------------
+
+struct Status {
+  TF_Status* s = TF_NewStatus();
+  ~Status() { TF_DeleteStatus(s); }
+  bool ok() const { return TF_GetCode(s) == TF_OK; }
+};
+
+struct Input {
+  TF_Tensor* t = nullptr;
+  ~Input() {
+    if (t) TF_DeleteTensor(t);
+  }
+  const float* data() const { return static_cast<const float*>(TF_TensorData(t)); }
+  int64_t size() const { return TF_TensorElementCount(t); }
+  int64_t last_dim() const { return TF_NumDims(t) ? TF_Dim(t, TF_NumDims(t) - 1) : 1; }
+};
+
+inline bool GetInput(TF_OpKernelContext* ctx, int i, Input* in) {
+  Status st;
+  TF_GetInput(ctx, i, &in->t, st.s);
+  if (!st.ok()) {
+    TF_OpKernelContext_Failure(ctx, st.s);
+    return false;
+  }
+  return true;
+}
+
+// Allocates output i with the given dims; nullptr after reporting failure.
+inline float* Output(TF_OpKernelContext* ctx, int i, const std::vector<int64_t>& dims, TF_Tensor** keep) {
+  Status st;
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  *keep = TF_AllocateOutput(ctx, i, TF_FLOAT, dims.data(), static_cast<int>(dims.size()),
+                            static_cast<size_t>(n) * sizeof(float), st.s);
+  if (!st.ok()) {
+    TF_OpKernelContext_Failure(ctx, st.s);
+    return nullptr;
+  }
+  return static_cast<float*>(TF_TensorData(*keep));
+}
+
+inline std::vector<int64_t> DimsOf(TF_Tensor* t) {
+  std::vector<int64_t> d(TF_NumDims(t));
+  for (size_t i = 0; i < d.size(); ++i) d[i] = TF_Dim(t, static_cast<int>(i));
+  return d;
+}
+
+inline void Fail(TF_OpKernelContext* ctx, const char* msg) {
+  Status st;
+  TF_SetStatus(st.s, TF_INVALID_ARGUMENT, msg);
+  TF_OpKernelContext_Failure(ctx, st.s);
+}
+
+struct Out {
+  TF_Tensor* t = nullptr;
+  ~Out() {
+    if (t) TF_DeleteTensor(t);
+  }
+};
+
+// ---- registration helpers (register.cc) ------------------------------------------------------
+
+bool RegisterOp(const char* name, std::initializer_list<const char*> inputs,
+                std::initializer_list<const char*> outputs, std::initializer_list<const char*> attrs,
+                TF_Status* st);
+bool RegisterKernel(const char* op, void* (*create)(TF_OpKernelConstruction*),
+                    void (*compute)(void*, TF_OpKernelContext*), void (*del)(void*), TF_Status* st);
+void* NoState(TF_OpKernelConstruction*);
+void NoDelete(void*);
+
+// One per source file: registers that file's ops and kernels.
+bool RegisterGeluOps(TF_Status* st);
+bool RegisterLayerNormOps(TF_Status* st);
+bool RegisterSoftmaxGradOps(TF_Status* st);
+bool RegisterAttentionOps(TF_Status* st);
+bool RegisterAdamWOps(TF_Status* st);
+
+}  // namespace dv
