@@ -157,6 +157,7 @@ console.log(
 const loadBefore = loadavg()[0]!;
 const cpuBefore = cpuTicks();
 const rows: string[][] = [];
+const dispatch: string[] = [];
 let torchVersion = 'n/a';
 // The cores are shared: alternate the two sides for `rounds` rounds and keep each side's best,
 // so a burst of someone else's work does not decide the ratio.
@@ -185,6 +186,16 @@ for (const c of configs) {
   console.log(
     `config ${c.name}: tfjs full ${fmt(mine.get('full'))}, CLS-only ${fmt(mine.get('cls'))}, ` +
       `unfused ${fmt(mine.get('unfused'))} | PyTorch ${fmt(ref)} | ratio ${ratio('full')} (CLS-only ${ratio('cls')})`,
+  );
+  // The same op graph on tiny tensors: what a step costs in per-op dispatch alone.
+  const tiny = benchTfjs(
+    { ...c, hidden: 8 * c.heads, seq: 4, batch: 2, vocab: 64, warmup: 3, minSteps: 20, minSeconds: 3 },
+    'all',
+    true,
+  );
+  const msPerStep = (r: Result) => (1000 * r.seconds) / r.steps;
+  dispatch.push(
+    `${c.name} ${msPerStep(tiny).toFixed(0)} ms of ${msPerStep(mine.get('full')!).toFixed(0)} ms a step (full)`,
   );
   rows.push([
     c.name,
@@ -217,7 +228,9 @@ the sides over ${rounds} rounds and keeping each side's best. tfjs on ${backend.
 - **unfused**: full, with the fused TensorFlow kernels off (\`DV_FUSED_OPS=off\`: GELU, LayerNorm,
   attention and AdamW composed of stock TF ops), what they bring.
 
-Ratio = tfjs / PyTorch sequences per second (> 1: tfjs faster).${fusedNote}
+Ratio = tfjs / PyTorch sequences per second (> 1: tfjs faster).${fusedNote} Per-op dispatch
+(tfjs engine + TF eager; the same op graph run on tiny tensors: batch 2, sequence 4, 8 dimensions
+a head, vocabulary 64): ${dispatch.join('; ')}; a larger share of the small config's step.
 
 ${markdownTable([
   [
