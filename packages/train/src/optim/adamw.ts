@@ -8,8 +8,8 @@
  *
  * On the native backend with the fused kernels (internal/fused-ops.ts) the step is one pass
  * over the parameter, with the same arithmetic. `adamwUpdate` returns new tensors and leaves
- * its inputs alone; `applyAdamW` runs it over a
- * set of named variables and assigns the results (the training loop's one mutation).
+ * its inputs alone; `applyAdamW` runs it over a set of named variables and assigns the results
+ * (the training loop's one mutation).
  * `clipByGlobalNorm` scales gradients so their joint L2 norm is at most `maxNorm`
  * (torch.nn.utils.clip_grad_norm_). Decay is skipped for biases and LayerNorm parameters by
  * default (`decaysByDefault`), as BERT and the Hugging Face Trainer do.
