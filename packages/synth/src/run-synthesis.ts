@@ -125,6 +125,14 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
   const parseRetries = o.parseRetries ?? 2;
   const counts = { accepted: 0, none: 0, rejected: 0, failed: 0, cached: 0, pending: 0 };
   let stoppedBy: string | null = null;
+  // The cost cap, or an auth error (every other request would be refused too): stop the run and
+  // record nothing for this task, so a rerun continues it. True when the run stops.
+  const stopsRun = (err: unknown): boolean => {
+    if (err instanceof CostCapReached) stoppedBy = 'cost-cap';
+    else if (err instanceof BackendError && AUTH_REASONS.has(err.reason)) stoppedBy = `auth:${err.reason}`;
+    else return false;
+    return true;
+  };
 
   const progress: Progress = createProgress({
     label: 'synth',
@@ -180,20 +188,12 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
         if (parsed.kind !== 'unparsable' || !o.backend.stochastic) break;
       }
     } catch (err) {
-      if (err instanceof CostCapReached) {
-        stoppedBy = 'cost-cap';
-        return;
-      }
+      if (stopsRun(err)) return;
       if (err instanceof TaskPending) {
         counts.pending++;
         return;
       }
       const be = err instanceof BackendError ? err : undefined;
-      if (be && AUTH_REASONS.has(be.reason)) {
-        // every other request would be refused too: stop, record nothing, let a rerun continue
-        stoppedBy = `auth:${be.reason}`;
-        return;
-      }
       write({
         ...base(task, pr),
         status: 'failed',
@@ -258,15 +258,8 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
         verification: v,
       });
     } catch (err) {
-      if (err instanceof CostCapReached) {
-        stoppedBy = 'cost-cap';
-        return;
-      }
+      if (stopsRun(err)) return;
       const be = err instanceof BackendError ? err : undefined;
-      if (be && AUTH_REASONS.has(be.reason)) {
-        stoppedBy = `auth:${be.reason}`;
-        return;
-      }
       write({
         ...common,
         status: 'failed',

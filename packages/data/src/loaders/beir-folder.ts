@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import type { InstructedSet } from '@dv/core';
 import { z } from 'zod';
-import { findTable, IdValue, readCorpus, readQrelsTable } from '../internal/table-rows.js';
-import { type LoadBenchmarkOptions, readQueries } from './followir-v1.js';
+import { findTable, IdValue, readQrelsTable } from '../internal/table-rows.js';
+import { folderName, type LoadBenchmarkOptions, readBenchmarkFolder } from './followir-v1.js';
 
 const QueryRow = z
   .object({ _id: IdValue, text: z.string(), instruction: z.string().nullish() })
@@ -20,9 +20,12 @@ export async function loadBeirFolder(
   options: LoadBenchmarkOptions = {},
 ): Promise<InstructedSet> {
   const split = options.split ?? 'test';
-  const corpus = await readCorpus(findTable(dir, 'corpus'));
-  const docs = new Set(corpus.map((d) => d.docid));
-  const all = await readQueries(findTable(dir, 'queries'), QueryRow, (r) => {
+  const {
+    corpus,
+    docs,
+    queries: all,
+    qids,
+  } = await readBenchmarkFolder(dir, QueryRow, (r) => {
     const { _id, text, instruction, ...rest } = r;
     return {
       id: _id,
@@ -31,12 +34,9 @@ export async function loadBeirFolder(
       ...(Object.keys(rest).length > 0 ? { metadata: rest } : {}),
     };
   });
-  const qrels = await readQrelsTable(findTable(join(dir, 'qrels'), split), {
-    queries: new Set(all.map((q) => q.id)),
-    docs,
-  });
+  const qrels = await readQrelsTable(findTable(join(dir, 'qrels'), split), { queries: qids, docs });
   return {
-    name: options.name ?? dir.replace(/\/+$/, '').split('/').pop() ?? dir,
+    name: options.name ?? folderName(dir),
     corpus,
     queries: all.filter((q) => qrels.has(q.id)),
     qrels: { og: qrels },

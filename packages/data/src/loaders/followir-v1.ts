@@ -10,7 +10,14 @@
  * Unknown query fields go to the query's metadata. Errors name the file (and line).
  */
 import { join } from 'node:path';
-import { DataError, type InstructedQuery, type InstructedSet, type Qrels, writeJsonl } from '@dv/core';
+import {
+  DataError,
+  type InstructedQuery,
+  type InstructedSet,
+  type Passage,
+  type Qrels,
+  writeJsonl,
+} from '@dv/core';
 import { z } from 'zod';
 import {
   findTable,
@@ -83,8 +90,28 @@ export async function readTopRanked(
   return out;
 }
 
-function folderName(dir: string): string {
+/** A loaded set's default name: the folder's. */
+export function folderName(dir: string): string {
   return dir.replace(/\/+$/, '').split('/').pop() ?? dir;
+}
+
+/**
+ * A BEIR-style folder's corpus (`corpus.*`) and queries (`queries.*`, rows mapped by `build`),
+ * with the ids the qrels are checked against.
+ */
+export async function readBenchmarkFolder<S extends z.ZodType>(
+  dir: string,
+  schema: S,
+  build: (row: z.infer<S>) => InstructedQuery,
+): Promise<{ corpus: Passage[]; docs: Set<string>; queries: InstructedQuery[]; qids: Set<string> }> {
+  const corpus = await readCorpus(findTable(dir, 'corpus'));
+  const queries = await readQueries(findTable(dir, 'queries'), schema, build);
+  return {
+    corpus,
+    docs: new Set(corpus.map((d) => d.docid)),
+    queries,
+    qids: new Set(queries.map((q) => q.id)),
+  };
 }
 
 export async function loadFollowIRv1(
@@ -92,9 +119,7 @@ export async function loadFollowIRv1(
   options: LoadBenchmarkOptions = {},
 ): Promise<InstructedSet> {
   const split = options.split ?? 'test';
-  const corpus = await readCorpus(findTable(dir, 'corpus'));
-  const docs = new Set(corpus.map((d) => d.docid));
-  const queries = await readQueries(findTable(dir, 'queries'), QueryRow, (r) => {
+  const { corpus, docs, queries, qids } = await readBenchmarkFolder(dir, QueryRow, (r) => {
     const { _id, text, instruction_og, instruction_changed, ...rest } = r;
     return {
       id: _id,
@@ -103,7 +128,6 @@ export async function loadFollowIRv1(
       ...(Object.keys(rest).length > 0 ? { metadata: rest } : {}),
     };
   });
-  const qids = new Set(queries.map((q) => q.id));
   const qrels: Partial<Record<'og' | 'changed', Qrels>> = {
     og: await readQrelsTable(findTable(join(dir, 'qrels_og'), split), { queries: qids, docs }),
     changed: await readQrelsTable(findTable(join(dir, 'qrels_changed'), split), { queries: qids, docs }),

@@ -12,8 +12,13 @@
 import { join } from 'node:path';
 import type { InstructedSet, Qrels } from '@dv/core';
 import { z } from 'zod';
-import { findTable, IdValue, readCorpus, readQrelsTable } from '../internal/table-rows.js';
-import { type LoadBenchmarkOptions, readQueries, writeModeLayout } from './followir-v1.js';
+import { findTable, IdValue, readQrelsTable } from '../internal/table-rows.js';
+import {
+  folderName,
+  type LoadBenchmarkOptions,
+  readBenchmarkFolder,
+  writeModeLayout,
+} from './followir-v1.js';
 
 const QueryRow = z
   .object({
@@ -30,9 +35,7 @@ export async function loadInfoSearch(
   options: LoadBenchmarkOptions = {},
 ): Promise<InstructedSet> {
   const split = options.split ?? 'test';
-  const corpus = await readCorpus(findTable(dir, 'corpus'));
-  const docs = new Set(corpus.map((d) => d.docid));
-  const queries = await readQueries(findTable(dir, 'queries'), QueryRow, (r) => {
+  const { corpus, docs, queries, qids } = await readBenchmarkFolder(dir, QueryRow, (r) => {
     const { _id, text, instruction_og, instruction_changed, instruction_reversed, ...rest } = r;
     const metadata = { ...rest, ...(instruction_og ? { instruction_og } : {}) };
     return {
@@ -42,7 +45,6 @@ export async function loadInfoSearch(
       ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     };
   });
-  const qids = new Set(queries.map((q) => q.id));
   const read = (mode: string) =>
     readQrelsTable(findTable(join(dir, `qrels_${mode}`), split), { queries: qids, docs });
   const qrels: Partial<Record<'og' | 'changed' | 'reversed', Qrels>> = {
@@ -51,7 +53,7 @@ export async function loadInfoSearch(
     reversed: await read('reversed'),
   };
   return {
-    name: options.name ?? dir.replace(/\/+$/, '').split('/').pop() ?? dir,
+    name: options.name ?? folderName(dir),
     corpus,
     queries,
     qrels,

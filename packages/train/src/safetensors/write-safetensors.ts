@@ -8,6 +8,7 @@
  * F16/BF16 <- Uint16Array bit patterns, see `float32ToF16`) and hold prod(shape) elements.
  */
 import { writeBytesAtomic } from '@dv/core';
+import { concatBytes } from '../internal/concat-bytes.js';
 import {
   isSafetensorsDtype,
   type SafetensorsArray,
@@ -85,13 +86,7 @@ export function encodeSafetensors(
   metadata: Readonly<Record<string, string>> = {},
 ): Uint8Array {
   const chunks = encodeSafetensorsChunks(tensors, metadata);
-  const out = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return concatBytes(chunks);
 }
 
 /** Writes tensors to `path` as safetensors, atomically. */

@@ -161,9 +161,10 @@ function sequenceLength(g: EncoderGraph, inputIds: string): string {
   return g.b.op('Shape', [inputIds], { start: { i: 1 }, end: { i: 2 } });
 }
 
-function bertEmbeddings(g: EncoderGraph, inp: Inputs): string {
+/** Gather of the word-embedding table at the input ids: [B, T, H]. */
+function wordEmbeddings(g: EncoderGraph, inp: Inputs): string {
   const { b, config: c, hidden: h } = g;
-  const words = b.op('Gather', [
+  return b.op('Gather', [
     b.floatInit(
       'embeddings.word_embeddings.weight',
       [c.vocab_size, h],
@@ -171,6 +172,11 @@ function bertEmbeddings(g: EncoderGraph, inp: Inputs): string {
     ),
     inp.inputIds,
   ]);
+}
+
+function bertEmbeddings(g: EncoderGraph, inp: Inputs): string {
+  const { b, config: c, hidden: h } = g;
+  const words = wordEmbeddings(g, inp);
   const table = b.floatInit(
     'embeddings.position_embeddings.weight',
     [c.max_position_embeddings, h],
@@ -228,14 +234,7 @@ interface Rope {
 function gteEmbeddings(g: EncoderGraph, inp: Inputs): { x: string; rope: Rope } {
   const { b, config: c, hidden: h } = g;
   if (c.model_type !== 'new') throw new Error('unreachable');
-  const words = b.op('Gather', [
-    b.floatInit(
-      'embeddings.word_embeddings.weight',
-      [c.vocab_size, h],
-      g.w('embeddings.word_embeddings.weight', [c.vocab_size, h]),
-    ),
-    inp.inputIds,
-  ]);
+  const words = wordEmbeddings(g, inp);
   let x = words;
   if (c.type_vocab_size > 0) {
     const typeTable = g.w('embeddings.token_type_embeddings.weight', [c.type_vocab_size, h]);

@@ -10,6 +10,7 @@
  * `encoder-graph.ts` for the exact forward pass of each architecture.
  */
 import { DataError, writeBytesAtomic } from '@dv/core';
+import { concatBytes } from '../../internal/concat-bytes.js';
 import { type EncoderConfig, parseEncoderConfig } from '../encoder-config.js';
 import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
 import { buildEncoderGraph, type Pooling } from './encoder-graph.js';
@@ -58,13 +59,7 @@ export function buildOnnxModel(input: OnnxExportInput): OnnxModel {
 /** The `.onnx` bytes of the encoder, in one buffer (for `InferenceSession.create(bytes)`). */
 export function encodeOnnx(input: OnnxExportInput): Uint8Array {
   const chunks = encodeOnnxModel(buildOnnxModel(input));
-  const out = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return concatBytes(chunks);
 }
 
 /** Writes the encoder as ONNX to `path`, atomically. */
