@@ -3,6 +3,14 @@
  * formatter, validated JSONL and TREC I/O, hashing, seeded RNG, progress and run manifests.
  */
 
+export { type Encoder, encodeInBatches } from './encoders/encoder.js';
+export {
+  type FolderPooling,
+  type ModelFolderSettings,
+  modelMaxLength,
+  readJsonIfPresent,
+  readModelFolderSettings,
+} from './encoders/model-folder.js';
 export { DataError, describeZodIssues } from './errors.js';
 export {
   createFormatter,

@@ -16,7 +16,6 @@ export {
   type OnnxPooling,
 } from './encoders/onnx-encoder.js';
 export { OpenAiEmbeddingsEncoder, type OpenAiEmbeddingsOptions } from './encoders/openai-embeddings.js';
-export { TfjsEncoder, type TfjsEncoderOptions, type TfjsPooling } from './encoders/tfjs-encoder.js';
 // metrics
 export { averagePrecision } from './metrics/average-precision.js';
 export { type EvaluateRunOptions, evaluateRun, type RunEvaluation } from './metrics/evaluate-run.js';
@@ -75,6 +74,7 @@ export {
   type ModelContext,
   type ModelFactory,
   modelFactories,
+  registerModelFactory,
 } from './runners/model-registry.js';
 export { paperTable, paperTableColumns } from './runners/paper-table.js';
 export { type RankModesOptions, rankModes } from './runners/rank-modes.js';

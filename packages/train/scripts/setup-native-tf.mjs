@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-// Install-time set-up of the native TensorFlow backend for @tensorflow/tfjs-node (run by the
-// workspace's `postinstall`). tfjs-node's own installer downloads libtensorflow 2.9.1 from a
-// host many machines cannot reach, so its install script is blocked (pnpm `allowBuilds: false`)
-// and this script builds the binding against the TensorFlow 2.21 C library taken from the
-// `tensorflow-cpu==2.21.0` pip wheel (recipe: ENVIRONMENT.md, "Native TensorFlow for tfjs-node").
+// Set-up of the native TensorFlow backend for @tensorflow/tfjs-node. Run by this workspace's
+// `postinstall`, and in any other project as `npx dv-setup-tensorflow` (the bin of @dv/train).
+// tfjs-node's own installer downloads libtensorflow 2.9.1 from a host many machines cannot
+// reach, so its install script is blocked (pnpm `allowBuilds: false`; under npm it fails and npm
+// drops the optional package) and this script builds the binding against the TensorFlow 2.21 C
+// library taken from the `tensorflow-cpu==2.21.0` pip wheel (recipe: docs/architecture.md,
+// "Native TensorFlow").
 //
+// - In a project installed with npm where tfjs-node was dropped, it is added back first with
+//   `npm install --no-save --ignore-scripts @tensorflow/tfjs-node@<the version @dv/train pins>`.
 // - Idempotent: a stamp in the package's deps/ folder makes a repeated run a no-op.
 // - Cached outside the repo: extracted libraries and the compiled binding live in
 //   $DV_CACHE_DIR or ~/.cache/dv/tensorflow-2.21.0, so a fresh node_modules needs links only.
@@ -25,8 +29,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TF_VERSION = '2.21.0';
@@ -168,14 +173,55 @@ function probe(pkgDir) {
   return version;
 }
 
+/** tfjs-node's folder as @dv/train resolves it, or undefined. */
+function findTfjsNode() {
+  try {
+    const req = createRequire(join(trainDir, 'package.json'));
+    return realpathSync(dirname(req.resolve('@tensorflow/tfjs-node/package.json')));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The project @dv/train is installed in (the folder above the outermost node_modules), when
+ * that project is managed by npm; undefined inside this workspace or under pnpm / yarn.
+ */
+function npmProjectRoot() {
+  const parts = trainDir.split(sep);
+  const i = parts.indexOf('node_modules');
+  if (i < 1) return undefined;
+  const root = parts.slice(0, i).join(sep) || sep;
+  if (!existsSync(join(root, 'package.json'))) return undefined;
+  if (['pnpm-lock.yaml', 'yarn.lock'].some((f) => existsSync(join(root, f)))) return undefined;
+  return root;
+}
+
+/** Adds tfjs-node (without its failing install script) to an npm project that lost it. */
+function installTfjsNode() {
+  const root = npmProjectRoot();
+  const own = JSON.parse(readFileSync(join(trainDir, 'package.json'), 'utf8'));
+  const version = own.optionalDependencies?.['@tensorflow/tfjs-node'];
+  const spec = `@tensorflow/tfjs-node@${version && !version.startsWith('catalog:') ? version : '4.22.0'}`;
+  if (!root)
+    throw new SetupSkipped(
+      `@tensorflow/tfjs-node is not installed; add ${spec} with install scripts off (pnpm: allowBuilds false; yarn: --ignore-scripts) and run again`,
+    );
+  log(`adding ${spec} to ${root} (npm install --no-save --ignore-scripts)...`);
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  run(npm, ['install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', spec], { cwd: root });
+}
+
 function setup() {
   if (process.env.DV_TF_SETUP === 'skip') throw new SetupSkipped('DV_TF_SETUP=skip');
   if (process.platform !== 'linux' || process.arch !== 'x64')
     throw new SetupSkipped(`automatic set-up covers linux-x64 only, not ${process.platform}-${process.arch}`);
-  const link = join(trainDir, 'node_modules', '@tensorflow', 'tfjs-node');
-  if (!existsSync(link))
-    throw new SetupSkipped('@tensorflow/tfjs-node (optional dependency) is not installed');
-  const pkgDir = realpathSync(link);
+  let pkgDir = findTfjsNode();
+  if (!pkgDir) {
+    installTfjsNode();
+    pkgDir = findTfjsNode();
+    if (!pkgDir) throw new SetupSkipped('@tensorflow/tfjs-node (optional dependency) is not installed');
+  }
   const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
   const napi = napiVersion(pkg);
   const bindingRel = join('lib', `napi-v${napi}`, 'tfjs_binding.node');
@@ -294,7 +340,7 @@ try {
 } catch (err) {
   const why = err instanceof SetupSkipped ? err.message : (err?.message ?? String(err)).split('\n')[0];
   log(
-    `not available (${why}); @dv/train will fall back to wasm/cpu (slower). Retry: node packages/train/scripts/setup-native-tf.mjs`,
+    `not available (${why}); @dv/train will fall back to wasm/cpu (slower). Retry: ${existsSync(join(trainDir, '..', '..', 'pnpm-workspace.yaml')) ? 'node packages/train/scripts/setup-native-tf.mjs' : 'npx dv-setup-tensorflow'}`,
   );
 }
 if (cache) {

@@ -42,6 +42,7 @@ export {
   TransformerEncoder,
   toForwardInputs,
 } from './encoders/transformer-encoder.js';
+export { TfjsEncoder, type TfjsEncoderOptions, type TfjsPooling } from './encoders/tfjs-encoder.js';
 export * from './export/index.js';
 export { fusedOpsStatus } from './internal/fused-ops.js';
 export { infoNceLoss } from './losses/info-nce.js';

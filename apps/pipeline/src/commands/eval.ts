@@ -39,6 +39,7 @@ import {
   type TieBreak,
 } from '@dv/eval';
 import { type Command, requireString, UsageError } from '../cli-kit.js';
+import '../tfjs-model.js';
 
 const trecCommand: Command = {
   name: 'trec',

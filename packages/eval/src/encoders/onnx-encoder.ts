@@ -7,18 +7,30 @@
  * zeros), int64, padded to the longest text of each batch, truncated to `maxLength` tokens.
  * Pooling: `model` uses the graph's `sentence_embedding` output (already pooled as exported);
  * `cls` takes token 0 of `last_hidden_state`; `mean` averages it over non-padding tokens.
- * Default: `model` when the graph has `sentence_embedding`, else `cls`. Rows are L2-normalised
- * when `normalize` (default true), so inner product = cosine.
+ * Rows are L2-normalised when `normalize`, so inner product = cosine.
+ * `fromDir` reads pooling and normalisation the way sentence-transformers does (modules.json,
+ * its Pooling module's config, a Normalize module; @dv/core `readModelFolderSettings`); options
+ * override the folder, and folders that declare nothing get `model` pooling when the graph has
+ * `sentence_embedding`, else `cls`, and normalisation on.
  * `settings` pins the model and tokenizer by SHA-256, so cached embeddings follow the files.
+ * onnxruntime-node is an optional dependency, loaded on first use (see internal/onnxruntime.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { DataError, defaultFormatterSettings, type FormatterSettings, hashFile } from '@dv/core';
-import * as ort from 'onnxruntime-node';
+import {
+  DataError,
+  defaultFormatterSettings,
+  type Encoder,
+  encodeInBatches,
+  type FormatterSettings,
+  hashFile,
+  modelMaxLength,
+  readModelFolderSettings,
+} from '@dv/core';
+import type * as Ort from 'onnxruntime-node';
 import { Tokenizer } from 'tokenizers';
-import { encodeInBatches, readJsonIfPresent } from '../internal/model-folder.js';
+import { loadOnnxRuntime, type OrtModule } from '../internal/onnxruntime.js';
 import { l2Normalize } from '../search/exact-top-k.js';
-import type { Encoder } from './encoder.js';
 
 export type OnnxPooling = 'model' | 'cls' | 'mean';
 
@@ -36,17 +48,7 @@ export interface OnnxEncoderOptions {
   name?: string;
 }
 
-/** The longest input a model folder declares (see `fromDir`), at most 512. */
-export function modelMaxLength(dir: string): number {
-  const tok = readJsonIfPresent(join(dir, 'tokenizer_config.json'));
-  const fromTokenizer = Number(tok?.model_max_length);
-  if (Number.isInteger(fromTokenizer) && fromTokenizer > 0) return Math.min(512, fromTokenizer);
-  const cfg = readJsonIfPresent(join(dir, 'config.json'));
-  const positions = Number(cfg?.max_position_embeddings);
-  if (Number.isInteger(positions) && positions > 0)
-    return Math.min(512, cfg?.model_type === 'xlm-roberta' ? positions - 2 : positions);
-  return 512;
-}
+export { modelMaxLength };
 
 export class OnnxEncoder implements Encoder {
   readonly name: string;
@@ -54,7 +56,8 @@ export class OnnxEncoder implements Encoder {
   readonly settings: Readonly<Record<string, unknown>>;
 
   private constructor(
-    private readonly session: ort.InferenceSession,
+    private readonly ort: OrtModule,
+    private readonly session: Ort.InferenceSession,
     private readonly tokenizer: Tokenizer,
     readonly dim: number,
     private readonly pooling: OnnxPooling,
@@ -76,6 +79,7 @@ export class OnnxEncoder implements Encoder {
   static async create(options: OnnxEncoderOptions): Promise<OnnxEncoder> {
     for (const p of [options.modelPath, options.tokenizerPath])
       if (!existsSync(p)) throw new DataError('file not found', p);
+    const ort = await loadOnnxRuntime();
     const session = await ort.InferenceSession.create(options.modelPath, {
       ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
     });
@@ -102,31 +106,26 @@ export class OnnxEncoder implements Encoder {
       model: (await hashFile(options.modelPath)).sha256,
       tokenizer: (await hashFile(options.tokenizerPath)).sha256,
     };
-    const probe = new OnnxEncoder(session, tokenizer, 0, pooling, options, digests);
+    const probe = new OnnxEncoder(ort, session, tokenizer, 0, pooling, options, digests);
     const dim = (await probe.run(['probe'])).length;
-    return new OnnxEncoder(session, tokenizer, dim, pooling, options, digests);
+    return new OnnxEncoder(ort, session, tokenizer, dim, pooling, options, digests);
   }
 
   /**
-   * A model folder: `model.onnx` (or `onnx/model.onnx`) and `tokenizer.json`; pooling from a
-   * sentence-transformers `1_Pooling/config.json` when present and not given; `maxLength`, when
-   * not given, from `tokenizer_config.json` (`model_max_length`) or `config.json`
-   * (`max_position_embeddings`, minus the 2 offset positions of XLM-RoBERTa), capped at 512.
+   * A model folder: `model.onnx` (or `onnx/model.onnx`) and `tokenizer.json`; pooling and
+   * normalisation as the folder's sentence-transformers modules say, unless given (see the file
+   * comment); `maxLength`, when not given, from @dv/core `modelMaxLength` (at most 512).
    */
   static async fromDir(dir: string, options: Partial<OnnxEncoderOptions> = {}): Promise<OnnxEncoder> {
     const modelPath = [join(dir, 'model.onnx'), join(dir, 'onnx', 'model.onnx')].find((p) => existsSync(p));
     if (!modelPath) throw new DataError('no model.onnx (or onnx/model.onnx) in the model folder', dir);
-    let pooling = options.pooling;
-    const st = join(dir, '1_Pooling', 'config.json');
-    if (!pooling && existsSync(st)) {
-      const c = JSON.parse(readFileSync(st, 'utf8')) as Record<string, boolean>;
-      pooling = c.pooling_mode_cls_token ? 'cls' : c.pooling_mode_mean_tokens ? 'mean' : undefined;
-    }
+    const folder = readModelFolderSettings(dir);
     return OnnxEncoder.create({
       ...options,
       modelPath,
       tokenizerPath: join(dir, 'tokenizer.json'),
-      pooling,
+      pooling: options.pooling ?? folder.pooling,
+      normalize: options.normalize ?? folder.normalize,
       maxLength: options.maxLength ?? modelMaxLength(dir),
     });
   }
@@ -146,7 +145,8 @@ export class OnnxEncoder implements Encoder {
         mask[i * len + t] = BigInt(m[t]!);
       }
     });
-    const feeds: Record<string, ort.Tensor> = {
+    const ort = this.ort;
+    const feeds: Record<string, Ort.Tensor> = {
       input_ids: new ort.Tensor('int64', ids, [b, len]),
       attention_mask: new ort.Tensor('int64', mask, [b, len]),
     };

@@ -1,8 +1,7 @@
-import { tf } from '@dv/train';
+import { TfjsEncoder, tf } from '@dv/train';
 import { describe, expect, it } from 'vitest';
 import { miniCorpus, miniModelFolder } from '../test-utils/mini-model.js';
 import { OnnxEncoder } from './onnx-encoder.js';
-import { TfjsEncoder } from './tfjs-encoder.js';
 
 // Each test file runs in its own process, so this one can pin tfjs's pure-JS backend without
 // touching the native one the other encoder tests use.

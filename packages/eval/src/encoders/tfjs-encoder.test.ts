@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createRng, FormatterSettings, formatQuery } from '@dv/core';
-import { saveCheckpoint, TransformerEncoder, tf } from '@dv/train';
+import { saveCheckpoint, TfjsEncoder, TransformerEncoder, tf } from '@dv/train';
 import { describe, expect, it } from 'vitest';
 import { createRanker } from '../runners/model-registry.js';
 import { rankModes } from '../runners/rank-modes.js';
@@ -12,7 +12,6 @@ import { DenseRanker } from '../search/ranker.js';
 import { miniCorpus, miniModelFolder } from '../test-utils/mini-model.js';
 import { tinyFollowIrSet } from '../test-utils/test-sets.js';
 import { OnnxEncoder } from './onnx-encoder.js';
-import { TfjsEncoder } from './tfjs-encoder.js';
 
 const maxDiff = (a: Float32Array, b: Float32Array) => {
   expect(a.length).toBe(b.length);
@@ -99,24 +98,34 @@ describe('tfjs encoder vs the ONNX export of the same mini model (default backen
     expect((err as Error).message).toContain(
       `${join(broken, 'model.safetensors')}: model.safetensors is missing`,
     );
-    await expect(createRanker(`tfjs:${broken}`)).rejects.toThrow(join(broken, 'model.safetensors'));
-    await expect(createRanker('tfjs:')).rejects.toThrow(/tfjs needs a model folder/);
+    // @dv/eval alone knows no tfjs models: the CLI registers them (apps/pipeline tfjs-model.ts).
+    await expect(createRanker(`tfjs:${broken}`)).rejects.toThrow(/unknown model "tfjs:/);
   });
 
-  it('follows the folder metadata: dot-product similarity without Normalize keeps raw norms', async () => {
+  it('follows modules.json like sentence-transformers: no Normalize module keeps raw norms, in both encoders', async () => {
     const { dir } = await miniModelFolder('mini-bert', 'cls');
-    const st = join(dir, 'config_sentence_transformers.json');
-    writeFileSync(st, JSON.stringify({ ...JSON.parse(readFileSync(st, 'utf8')), similarity_fn_name: 'dot' }));
     writeFileSync(
       join(dir, 'modules.json'),
-      JSON.stringify([{ type: 'sentence_transformers.models.Pooling' }]),
+      JSON.stringify([
+        { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
+        { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
+      ]),
     );
     const e = await TfjsEncoder.fromDir(dir);
+    const o = await OnnxEncoder.fromDir(dir);
     expect(e.settings.normalize).toBe(false);
+    expect(o.settings.normalize).toBe(false);
     const row = await e.encodeDocuments(['bass']);
     expect(Math.abs(Math.hypot(...row) - 1)).toBeGreaterThan(1e-3);
+    expect(maxDiff(row, await o.encodeDocuments(['bass']))).toBeLessThan(1e-5);
     const forced = await TfjsEncoder.fromDir(dir, { normalize: true });
     expect(Math.hypot(...(await forced.encodeDocuments(['bass'])))).toBeCloseTo(1, 5);
+    const forcedOnnx = await OnnxEncoder.fromDir(dir, { normalize: true, pooling: 'mean' });
+    expect(forcedOnnx.settings).toMatchObject({ normalize: true, pooling: 'mean' });
+    // An unsupported pooling mode is a data error naming the Pooling config.
+    writeFileSync(join(dir, '1_Pooling', 'config.json'), JSON.stringify({ pooling_mode_max_tokens: true }));
+    await expect(OnnxEncoder.fromDir(dir)).rejects.toThrow(join(dir, '1_Pooling', 'config.json'));
+    await expect(TfjsEncoder.fromDir(dir)).rejects.toThrow(/pooling_mode_max_tokens is not supported/);
   });
 });
 

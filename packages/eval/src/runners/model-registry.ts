@@ -1,13 +1,12 @@
 /**
- * Model specs as the CLI takes them (`--model SPEC`), resolved through a frozen registry of
- * prefixes to rankers:
+ * Model specs as the CLI takes them (`--model SPEC`), resolved through a registry of prefixes
+ * to rankers. Built in:
  *   bm25[:K1,B]          the lexical baseline (default k1 0.9, b 0.4)
  *   openai:MODEL         an OpenAI-compatible embeddings endpoint (OPENAI_BASE_URL,
  *                        OPENAI_API_KEY from the environment); vectors cached per text
  *   onnx:DIR             an ONNX model folder (model.onnx + tokenizer.json)
- *   tfjs:DIR             a @dv/train model run by tfjs: an HF folder (config.json +
- *                        model.safetensors + tokenizer.json) or a training checkpoint
- *                        (tokenizer.json in it or its parent); backend from DV_TF_BACKEND
+ * Other packages add theirs with `registerModelFactory` (apps/pipeline registers `tfjs:DIR`,
+ * @dv/train's TfjsEncoder), so @dv/eval depends on no training runtime.
  * Dense models rank by exact inner product with corpus embeddings cached by content.
  * Per-model prompts come in through `formatter` (query/document prefixes, joiner).
  */
@@ -16,7 +15,6 @@ import type { FormatterSettings } from '@dv/core';
 import { Bm25Ranker } from '../encoders/bm25.js';
 import { OnnxEncoder } from '../encoders/onnx-encoder.js';
 import { OpenAiEmbeddingsEncoder } from '../encoders/openai-embeddings.js';
-import { TfjsEncoder } from '../encoders/tfjs-encoder.js';
 import type { EmbeddingCache } from '../search/embedding-cache.js';
 import { DenseRanker, type Ranker } from '../search/ranker.js';
 
@@ -71,24 +69,22 @@ const onnx: ModelFactory = {
   },
 };
 
-const tfjs: ModelFactory = {
-  usage: 'tfjs:DIR',
-  async create(dir, ctx) {
-    if (!dir) throw new Error('tfjs needs a model folder: tfjs:DIR');
-    const encoder = await TfjsEncoder.fromDir(dir, { formatter: ctx.formatter });
-    return new DenseRanker(encoder, { cache: ctx.cache, onEncode: ctx.onEncode });
-  },
-};
+/** The registry, keyed by prefix; `registerModelFactory` adds entries. */
+export const modelFactories: Readonly<Record<string, ModelFactory>> = { bm25, openai, onnx };
 
-export const modelFactories = Object.freeze({ bm25, openai, onnx, tfjs } as const satisfies Record<
-  string,
-  ModelFactory
->);
+/** Adds `prefix:ARG` specs; a prefix can be registered once (a second call is an error). */
+export function registerModelFactory(prefix: string, factory: ModelFactory): void {
+  if (!/^[a-z][a-z0-9-]*$/.test(prefix)) throw new Error(`model prefix must be lower-case letters, digits, '-': "${prefix}"`);
+  const registry = modelFactories as Record<string, ModelFactory>;
+  if (registry[prefix] && registry[prefix] !== factory)
+    throw new Error(`model prefix "${prefix}" is already registered`);
+  registry[prefix] = factory;
+}
 
 export async function createRanker(spec: string, ctx: ModelContext = {}): Promise<Ranker> {
   const i = spec.indexOf(':');
   const prefix = i < 0 ? spec : spec.slice(0, i);
-  const f = (modelFactories as Record<string, ModelFactory>)[prefix];
+  const f = Object.hasOwn(modelFactories, prefix) ? modelFactories[prefix] : undefined;
   if (!f)
     throw new Error(
       `unknown model "${spec}"; one of: ${Object.values(modelFactories)

@@ -6,14 +6,16 @@
  * `exactTopK`. Scores are float32 sums in sgemm's order, so they can differ from
  * `exactTopK`'s float64-accumulated ones in the last bits.
  */
-import * as ort from 'onnxruntime-node';
+import type * as Ort from 'onnxruntime-node';
 import { gemmTopKOnnxModel } from '../internal/gemm-onnx-model.js';
+import { loadOnnxRuntime } from '../internal/onnxruntime.js';
 import { BoundedHeap } from './bounded-heap.js';
 import type { ExactTopKOptions, TopKResult } from './exact-top-k.js';
 
-let sessionPromise: Promise<ort.InferenceSession> | null = null;
+let sessionPromise: Promise<Ort.InferenceSession> | null = null;
 
-function gemmSession(): Promise<ort.InferenceSession> {
+async function gemmSession(): Promise<Ort.InferenceSession> {
+  const ort = await loadOnnxRuntime();
   sessionPromise ??= ort.InferenceSession.create(gemmTopKOnnxModel());
   return sessionPromise;
 }
@@ -30,6 +32,7 @@ export async function exactTopKOrt(
   const nq = queries.length / dim;
   const nd = docs.length / dim;
   const heaps = Array.from({ length: nq }, () => new BoundedHeap(Math.min(k, nd)));
+  const ort = await loadOnnxRuntime();
   const session = await gemmSession();
   // Keep a score block near 64 MB.
   const block =

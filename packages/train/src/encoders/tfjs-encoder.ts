@@ -1,8 +1,9 @@
 /**
- * Dense encoder for models trained with @dv/train, run by tfjs on the backend @dv/train's
- * `initBackend` selects (native TensorFlow > wasm > pure JS; `backend` option or
- * `DV_TF_BACKEND`). @dv/train (and with it tfjs and the native binding) is imported when an
- * encoder is created, never when @dv/eval is imported.
+ * Dense encoder (@dv/core `Encoder`) for models trained with @dv/train, run by tfjs on the
+ * backend `initBackend` selects (native TensorFlow > wasm > pure JS; `backend` option or
+ * `DV_TF_BACKEND`). It lives here, next to the checkpoint layout it reads; @dv/eval ranks with
+ * it through its model registry (apps/pipeline registers `tfjs:DIR`), so @dv/eval itself never
+ * needs TensorFlow.
  *
  * Folders it loads (`TfjsEncoder.fromDir`):
  * - a Hugging Face / sentence-transformers folder as `exportHuggingFace` writes it:
@@ -18,20 +19,29 @@
  * the per-model prompts); token ids from the model's `tokenizer.json`, padded to the longest text
  * of each batch and truncated to `maxLength` (default `modelMaxLength(dir)`: tokenizer_config's
  * `model_max_length`, else the position table, at most 512); token type ids all zero.
- * Pooling: `cls` or `mean` (masked), default from `1_Pooling/config.json`, else `cls` (the
- * ONNX encoder's fallback and the paper's Arctic-Embed recipe). Normalisation: default true
- * (inner product = cosine), false only when the folder's sentence-transformers metadata says
- * dot-product similarity without a Normalize module.
+ * Pooling and normalisation as sentence-transformers reads the folder (@dv/core
+ * `readModelFolderSettings`: modules.json, its Pooling config, a Normalize module); options
+ * override; a folder that declares nothing (a checkpoint) gets `cls` (the ONNX encoder's fallback
+ * and the paper's Arctic-Embed recipe) and normalisation on (inner product = cosine).
  * `settings` pins config, weights and tokenizer by SHA-256. The tfjs engine is not part of it:
  * backends agree to float rounding (~1e-6), so they share cached embeddings; `backend` reports it.
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { DataError, defaultFormatterSettings, type FormatterSettings, hashFile } from '@dv/core';
-import type { BackendChoice, BackendInfo, HfTokenizer, TransformerEncoder } from '@dv/train';
-import { encodeInBatches, readJsonIfPresent } from '../internal/model-folder.js';
-import type { Encoder } from './encoder.js';
-import { modelMaxLength } from './onnx-encoder.js';
+import {
+  DataError,
+  defaultFormatterSettings,
+  type Encoder,
+  encodeInBatches,
+  type FormatterSettings,
+  hashFile,
+  modelMaxLength,
+  readModelFolderSettings,
+} from '@dv/core';
+import { type BackendChoice, type BackendInfo, initBackend } from '../backend/init-backend.js';
+import { tf } from '../backend/tf.js';
+import { HfTokenizer } from '../tokenizer/hf-tokenizer.js';
+import { TransformerEncoder, toForwardInputs } from './transformer-encoder.js';
 
 export type TfjsPooling = 'cls' | 'mean';
 
@@ -50,28 +60,8 @@ export interface TfjsEncoderOptions {
   name?: string;
 }
 
-/** Pooling from a sentence-transformers `1_Pooling/config.json`, if the folder has one. */
-function folderPooling(dir: string): TfjsPooling | undefined {
-  const path = join(dir, '1_Pooling', 'config.json');
-  const c = readJsonIfPresent(path);
-  if (!c) return undefined;
-  if (c.pooling_mode_cls_token === true) return 'cls';
-  if (c.pooling_mode_mean_tokens === true) return 'mean';
-  throw new DataError('only cls and mean pooling are supported by the tfjs encoder', path);
-}
-
-/** Normalisation as the sentence-transformers metadata says (see the file comment). */
-function folderNormalize(dir: string): boolean {
-  const modules = readJsonIfPresent(join(dir, 'modules.json'));
-  if (Array.isArray(modules) && modules.some((m) => String(m?.type).endsWith('.Normalize'))) return true;
-  const st = readJsonIfPresent(join(dir, 'config_sentence_transformers.json'));
-  const sim = st?.similarity_fn_name;
-  return !(sim === 'dot' || sim === 'dot_product');
-}
-
 /** What `fromDir` resolved and loaded. */
 interface Loaded {
-  train: typeof import('@dv/train');
   model: TransformerEncoder;
   tokenizer: HfTokenizer;
   backend: BackendInfo;
@@ -129,11 +119,10 @@ export class TfjsEncoder implements Encoder {
     if (!Number.isInteger(batchSize) || batchSize < 1)
       throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
 
-    const train = await import('@dv/train');
-    const backend = await train.initBackend(options.backend ? { backend: options.backend } : {});
+    const backend = await initBackend(options.backend ? { backend: options.backend } : {});
     let tokenizer: HfTokenizer;
     try {
-      tokenizer = train.HfTokenizer.fromFile(tokenizerPath);
+      tokenizer = HfTokenizer.fromFile(tokenizerPath);
     } catch (err) {
       throw new DataError(`cannot load tokenizer: ${(err as Error).message}`, tokenizerPath);
     }
@@ -142,13 +131,13 @@ export class TfjsEncoder implements Encoder {
       weights: (await hashFile(weightsPath)).sha256,
       tokenizer: (await hashFile(tokenizerPath)).sha256,
     };
+    const folder = readModelFolderSettings(dir);
     return new TfjsEncoder({
-      train,
-      model: train.TransformerEncoder.fromPretrained(dir),
+      model: TransformerEncoder.fromPretrained(dir),
       tokenizer,
       backend,
-      pooling: options.pooling ?? folderPooling(dir) ?? 'cls',
-      normalize: options.normalize ?? folderNormalize(dir),
+      pooling: options.pooling ?? folder.pooling ?? 'cls',
+      normalize: options.normalize ?? folder.normalize ?? true,
       maxLength: options.maxLength ?? modelMaxLength(dir),
       batchSize,
       name: options.name ?? `tfjs:${basename(resolve(dir))}`,
@@ -159,12 +148,12 @@ export class TfjsEncoder implements Encoder {
 
   /** Pooled (and normalised) rows of one batch. */
   private async run(texts: readonly string[]): Promise<Float32Array> {
-    const { train, model, tokenizer, maxLength, pooling, normalize } = this.loaded;
+    const { model, tokenizer, maxLength, pooling, normalize } = this.loaded;
     const batch = await tokenizer.encode(texts, { maxLength });
     // Token types stay zero, as the ONNX encoder feeds them.
-    const rows = train.tf.tidy(() =>
+    const rows = tf.tidy(() =>
       model.embed(
-        train.toForwardInputs({ inputIds: batch.inputIds, attentionMask: batch.attentionMask }),
+        toForwardInputs({ inputIds: batch.inputIds, attentionMask: batch.attentionMask }),
         pooling,
         normalize,
       ),
