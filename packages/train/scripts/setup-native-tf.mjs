@@ -345,7 +345,7 @@ try {
 }
 if (cache) {
   try {
-    log(`fused kernels ${buildFusedOps(cache)} (packages/train/native/build; ${secs()})`);
+    log(`fused kernels ${buildFusedOps(cache)} (${join(trainDir, 'native', 'build')}; ${secs()})`);
   } catch (err) {
     const why = err instanceof SetupSkipped ? err.message : (err?.message ?? String(err)).split('\n')[0];
     log(`fused kernels not built (${why}); training uses the slower composed ops`);

@@ -88,7 +88,7 @@ export async function initBackend(options: { backend?: BackendChoice | 'auto' } 
     );
   if (current && (requested === 'auto' || requested === current.choice)) return current;
 
-  const tfjsVersion = tf.version.tfjs;
+  const tfjsVersion = tf.version_core;
   if (requested !== 'auto') {
     const choice = requested as BackendChoice;
     try {

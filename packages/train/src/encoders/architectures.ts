@@ -14,7 +14,7 @@
  *   inv_freq = 1/((theta f)^(2i/d)) / f^(2/d); packed QKV [Q|K|V]; `o_proj`; post-LN `attn_ln`;
  *   gated FFN `down(act(gate) * up)` with `[up | gate] = x W^T` (no bias); post-LN `mlp_ln`.
  */
-import type { Tensor } from '@tensorflow/tfjs';
+import type { Tensor } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
 import type { EncoderConfig, EncoderModelType } from '../export/index.js';
 import { ropeInverseFrequencies } from '../export/index.js';

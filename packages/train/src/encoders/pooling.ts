@@ -3,7 +3,7 @@
  * Pooling module: `cls` takes token 0; `mean` averages the tokens the attention mask keeps,
  * sum(h * m) / max(sum(m), 1e-9). `l2Normalize` is torch F.normalize: x / max(||x||_2, 1e-12).
  */
-import type { Tensor } from '@tensorflow/tfjs';
+import type { Tensor } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
 
 export type Pooling = 'cls' | 'mean';

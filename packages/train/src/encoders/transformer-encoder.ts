@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataError, type Rng } from '@dv/core';
-import type { Tensor, Variable } from '@tensorflow/tfjs';
+import type { Tensor, Variable } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
 import {
   type EncoderConfig,

@@ -4,7 +4,7 @@
  * and `packedAttention`, which runs all of it as one fused TensorFlow kernel each way where
  * available (fused-ops.ts) and as the tfjs composition elsewhere.
  */
-import type { Tensor } from '@tensorflow/tfjs';
+import type { Tensor } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
 import { fusedOps, type Rope } from './fused-ops.js';
 

@@ -7,7 +7,7 @@
  * One fused pass each way on the native backend with the fused kernels (fused-ops.ts);
  * elsewhere composed of tfjs ops (5 forward, 7 backward).
  */
-import type { Tensor } from '@tensorflow/tfjs';
+import type { Tensor } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
 import { fusedOps } from './fused-ops.js';
 

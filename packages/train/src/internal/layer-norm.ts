@@ -10,7 +10,7 @@
  * instead of autodiff through `moments`. On the native backend with the fused kernels
  * (fused-ops.ts) each direction is one pass; elsewhere it is composed of tfjs ops.
  */
-import type { Tensor } from '@tensorflow/tfjs';
+import type { Tensor } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
 import { fusedOps } from './fused-ops.js';
 

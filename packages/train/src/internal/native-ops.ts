@@ -10,7 +10,7 @@
  * On every other backend the same functions fall back to the plain tfjs ops, so callers are
  * backend-agnostic and the arithmetic is the same (golden tests run on both paths).
  */
-import type { Tensor } from '@tensorflow/tfjs';
+import type { Tensor } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
 
 const backendName = 'tensorflow';

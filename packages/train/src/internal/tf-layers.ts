@@ -3,7 +3,7 @@
  * that Hugging Face weights load unchanged: a Linear weight is [out, in] and applied as
  * x W^T + b; LayerNorm uses the biased variance; GELU is the exact erf form.
  */
-import type { Tensor } from '@tensorflow/tfjs';
+import type { Tensor } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
 import { fusedOps } from './fused-ops.js';
 import { geluErf } from './gelu.js';

@@ -20,7 +20,7 @@
  *   infoNceLoss(q, d, tf.tensor2d([[1, -1, 0], [-1, 1, -1]]), { temperature: 0.02 })
  */
 import type { LossConfig } from '@dv/core';
-import type { Scalar, Tensor } from '@tensorflow/tfjs';
+import type { Scalar, Tensor } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
 
 /** Added to cells that are not negatives before the log-sum-exp: exp() of it is exactly 0. */

@@ -15,7 +15,7 @@
  * default (`decaysByDefault`), as BERT and the Hugging Face Trainer do.
  */
 import type { OptimizerConfig } from '@dv/core';
-import type { Tensor, Variable } from '@tensorflow/tfjs';
+import type { Tensor, Variable } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
 import { fusedOps } from '../internal/fused-ops.js';
 

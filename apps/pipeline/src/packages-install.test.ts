@@ -1,0 +1,223 @@
+/**
+ * The packages as another repository gets them: every package packed with `pnpm pack` (which
+ * builds dist/), the tarballs installed into fresh npm projects outside the workspace with a plain
+ * `npm install` (no flags, no npm_config_* / ONNXRUNTIME_* / DV_* variables), then used:
+ *
+ * - eval-only project (@dv/core + @dv/eval): validate a JSONL file, nDCG@10 and p-MRR, and no
+ *   TensorFlow anywhere in its node_modules;
+ * - full project (all five): `npx dv-setup-tensorflow` (the one command @dv/train's README
+ *   documents), then encode two texts with @dv/train on native TensorFlow, and a TypeScript
+ *   consumer that typechecks under `tsc --strict` with lib checking on (no --skipLibCheck).
+ *
+ * Needs the npm registry (the tarballs' third-party dependencies); skips with a message when it
+ * cannot be reached. Native TensorFlow is required when this workspace's own set-up got it.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const packages = ['core', 'data', 'synth', 'train', 'eval'] as const;
+
+/** The environment of a user's shell: nothing npm, pnpm or this project set. */
+function plainEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^(npm_|pnpm_|ONNXRUNTIME_|DV_|TFJS_|NODE_OPTIONS$|VITEST|TURBO_|INIT_CWD$)/i.test(k)) env[k] = v;
+  // No workspace bins (npx / pnpm put node_modules/.bin folders first on PATH).
+  env.PATH = (env.PATH ?? '')
+    .split(delimiter)
+    .filter((d) => !d.includes('node_modules'))
+    .join(delimiter);
+  return env;
+}
+
+async function sh(cmd: string, args: string[], cwd: string, timeout = 180_000): Promise<string> {
+  try {
+    const { stdout, stderr } = await run(cmd, args, { cwd, env: plainEnv(), timeout, maxBuffer: 64 << 20 });
+    return stdout + (stderr ? `\n${stderr}` : '');
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${e.stderr ?? ''}${e.stdout ?? ''}\n${e.message}`);
+  }
+}
+
+/** The last line of stdout that is a JSON object (native libraries log to stderr). */
+async function lastJsonLine(cmd: string, args: string[], cwd: string): Promise<string> {
+  const { stdout } = await run(cmd, args, { cwd, env: plainEnv(), timeout: 180_000 }).catch((e) => {
+    throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${e.stderr ?? ''}${e.stdout ?? ''}`);
+  });
+  const line = stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  if (!line) throw new Error(`${args.join(' ')} printed no JSON: ${stdout}`);
+  return line;
+}
+
+async function registryReachable(): Promise<boolean> {
+  try {
+    await run('npm', ['view', 'zod@4', 'version', '--json'], { env: plainEnv(), timeout: 20_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether this workspace's own set-up got native TensorFlow. */
+async function workspaceHasNativeTf(): Promise<boolean> {
+  try {
+    await run(process.execPath, ['-e', "require('@tensorflow/tfjs-node')"], {
+      cwd: join(repo, 'packages', 'train'),
+      timeout: 60_000,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function project(root: string, name: string, deps: Record<string, string>, dev: Record<string, string> = {}) {
+  const dir = join(root, name);
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name, version: '1.0.0', private: true, type: 'module', dependencies: deps, devDependencies: dev }, null, 2)}\n`,
+  );
+  return dir;
+}
+
+const online = await registryReachable();
+if (!online) console.warn('skipping the pack-and-install check: the npm registry cannot be reached');
+
+describe.skipIf(!online)('the packages installed from their tarballs by plain npm', () => {
+  let root = '';
+  const tgz: Record<string, string> = {};
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'dv-consumer-'));
+    const dest = join(root, 'tarballs');
+    mkdirSync(dest);
+    // pnpm pack runs each package's prepack (tsc) and rewrites workspace:/catalog: versions.
+    for (const p of packages)
+      await sh('pnpm', ['pack', '--pack-destination', dest], join(repo, 'packages', p), 240_000);
+    for (const f of readdirSync(dest)) tgz[f.replace(/^dv-(\w+)-.*$/, '$1')] = join(dest, f);
+    expect(Object.keys(tgz).sort()).toEqual([...packages].sort());
+  }, 300_000);
+
+  afterAll(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('tarballs ship dist/ with declarations and no test-utils', async () => {
+    for (const p of packages) {
+      const list = await sh('tar', ['-tzf', tgz[p]!], root);
+      expect(list).toContain('package/dist/index.d.ts');
+      expect(list).not.toMatch(/test-utils|\.test\.(ts|js)/);
+    }
+    expect(await sh('tar', ['-tzf', tgz.train!], root)).toContain('package/scripts/setup-native-tf.mjs');
+  });
+
+  it('@dv/core + @dv/eval: validate a JSONL, nDCG@10 and p-MRR, with no TensorFlow installed', async () => {
+    const dir = project(root, 'eval-only', { '@dv/core': `file:${tgz.core}`, '@dv/eval': `file:${tgz.eval}` });
+    await sh('npm', ['install'], dir);
+    expect(existsSync(join(dir, 'node_modules', '@dv', 'eval', 'dist', 'index.js'))).toBe(true);
+    expect(existsSync(join(dir, 'node_modules', '@tensorflow'))).toBe(false);
+    expect(existsSync(join(dir, 'node_modules', '@dv', 'train'))).toBe(false);
+    const seed = JSON.stringify({ id: 's1', query: 'bass', instruction: { text: 'the fish' }, positives: [{ docid: 'd1', text: 'a fish' }] });
+    writeFileSync(join(dir, 'good.jsonl'), `${seed}\n`);
+    writeFileSync(join(dir, 'seeds.jsonl'), `${seed}\n{"id":"s2"}\n`);
+    writeFileSync(
+      join(dir, 'consumer.mjs'),
+      `import { readJsonlAll, SeedExample } from '@dv/core';
+import { evaluateRun, pMrr } from '@dv/eval';
+let error = '';
+try { await readJsonlAll('seeds.jsonl', SeedExample); } catch (e) { error = e.message; }
+const good = (await readJsonlAll('good.jsonl', SeedExample)).map((s) => s.id);
+const qrels = new Map([['q1', new Map([['a', 2], ['b', 1], ['c', 0]])]]);
+const run = new Map([['q1', new Map([['b', 3], ['a', 2], ['c', 1]])]]);
+const ndcg = evaluateRun(qrels, run, ['ndcg_cut.10']).means['ndcg_cut_10'];
+const og = new Map([['q1', new Map([['a', 1], ['b', 1]])]]);
+const changed = new Map([['q1', new Map([['a', 0], ['b', 1]])]]);
+const runOg = new Map([['q1', new Map([['a', 3], ['b', 2], ['c', 1]])]]);
+const runChanged = new Map([['q1', new Map([['b', 3], ['c', 2], ['a', 1]])]]);
+const p = pMrr({ qrelsOg: og, qrelsChanged: changed, runOg, runChanged }).pMrr;
+console.log(JSON.stringify({ error, good, ndcg, p, tf: '_tfengine' in globalThis }));
+`,
+    );
+    const out = JSON.parse(await lastJsonLine(process.execPath, ['consumer.mjs'], dir));
+    expect(out.error).toMatch(/seeds\.jsonl:2: /); // names the file and line
+    expect(out.good).toEqual(['s1']);
+    // DCG = 1/log2(2) + 2/log2(3); IDCG = 2/log2(2) + 1/log2(3).
+    expect(out.ndcg).toBeCloseTo((1 + 2 / Math.log2(3)) / (2 + 1 / Math.log2(3)), 10);
+    // Doc a (relevant in og, not in changed) moves from rank 1 to 3: s = 1 - 1/3.
+    expect(out.p).toBeCloseTo(2 / 3, 10);
+    expect(out.tf).toBe(false);
+  }, 240_000);
+
+  it('all five: `npx dv-setup-tensorflow`, two texts encoded on native TensorFlow, and tsc --strict', async () => {
+    const deps = Object.fromEntries(packages.map((p) => [`@dv/${p}`, `file:${tgz[p]}`]));
+    const dir = project(root, 'full', deps, { typescript: '5.9.3', '@types/node': '20.19.43' });
+    await sh('npm', ['install'], dir, 240_000);
+    const setup = await sh('npx', ['dv-setup-tensorflow'], dir, 240_000);
+    console.info(setup.trim());
+    const native = await workspaceHasNativeTf();
+    if (!native) console.warn('this workspace has no native TensorFlow either: not requiring it in the consumer');
+    writeFileSync(
+      join(dir, 'encode.mjs'),
+      `import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMiniEncoder, exportHuggingFace, initBackend, TfjsEncoder, trainWordPiece } from '@dv/train';
+const backend = await initBackend();
+const corpus = ['the bass is a fish', 'the viola is a string instrument', 'a trout swims in the river'];
+const tok = await trainWordPiece(corpus, { vocabSize: 60 });
+const root = mkdtempSync(join(tmpdir(), 'dv-consumer-model-'));
+writeFileSync(join(root, 'tokenizer.json'), tok.json);
+const model = createMiniEncoder('mini-bert', { vocabSize: tok.vocabSize, seed: 3, overrides: { pad_token_id: tok.padId } });
+await exportHuggingFace(join(root, 'hf'), { config: model.config, weights: model.toWeights(), tokenizerJson: join(root, 'tokenizer.json'), pooling: 'mean', normalize: true });
+const enc = await TfjsEncoder.fromDir(join(root, 'hf'));
+const rows = await enc.encodeDocuments(['the bass is a fish', 'a viola']);
+const norms = [0, 1].map((i) => Math.hypot(...rows.subarray(i * enc.dim, (i + 1) * enc.dim)));
+console.log(JSON.stringify({ choice: backend.choice, tf: backend.tensorflowVersion, dim: enc.dim, n: rows.length, norms, differ: rows[0] !== rows[enc.dim] }));
+`,
+    );
+    const out = JSON.parse(await lastJsonLine(process.execPath, ['encode.mjs'], dir));
+    if (native) {
+      expect(setup).toMatch(/ready/);
+      expect(out.choice).toBe('tensorflow');
+      expect(out.tf).toMatch(/^2\./);
+    }
+    expect(out.n).toBe(2 * out.dim);
+    for (const n of out.norms) expect(n).toBeCloseTo(1, 5);
+    expect(out.differ).toBe(true);
+
+    // A TypeScript consumer of every package's public types, lib checking on.
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: 'nodenext', target: 'es2022', noEmit: true },
+        files: ['consumer.ts'],
+      }),
+    );
+    writeFileSync(
+      join(dir, 'consumer.ts'),
+      `import { type Encoder, SeedExample, formatQuery } from '@dv/core';
+import * as data from '@dv/data';
+import * as synth from '@dv/synth';
+import * as train from '@dv/train';
+import { evaluateRun, pMrr, type Ranker } from '@dv/eval';
+const s: SeedExample = SeedExample.parse({ id: 'a', query: 'q', instruction: { text: 'i' }, positives: [{ docid: 'd', text: 't' }] });
+const q: string = formatQuery({}, s.query, s.instruction.text);
+export async function embed(dir: string): Promise<Float32Array> {
+  const e: Encoder = await train.TfjsEncoder.fromDir(dir);
+  return e.encodeQueries([q]);
+}
+export type R = Ranker | typeof evaluateRun | typeof pMrr | typeof data | typeof synth | typeof train;
+`,
+    );
+    await sh(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', '.'], dir);
+  }, 600_000);
+});
