@@ -43,7 +43,9 @@ async function sh(cmd: string, args: string[], cwd: string, timeout = 180_000): 
     return stdout + (stderr ? `\n${stderr}` : '');
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${e.stderr ?? ''}${e.stdout ?? ''}\n${e.message}`);
+    throw new Error(
+      `${cmd} ${args.join(' ')} failed in ${cwd}:\n${e.stderr ?? ''}${e.stdout ?? ''}\n${e.message}`,
+    );
   }
 }
 
@@ -52,7 +54,11 @@ async function lastJsonLine(cmd: string, args: string[], cwd: string): Promise<s
   const { stdout } = await run(cmd, args, { cwd, env: plainEnv(), timeout: 180_000 }).catch((e) => {
     throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${e.stderr ?? ''}${e.stdout ?? ''}`);
   });
-  const line = stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  const line = stdout
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('{'));
   if (!line) throw new Error(`${args.join(' ')} printed no JSON: ${stdout}`);
   return line;
 }
@@ -121,12 +127,20 @@ describe.skipIf(!online)('the packages installed from their tarballs by plain np
   });
 
   it('@dv/core + @dv/eval: validate a JSONL, nDCG@10 and p-MRR, with no TensorFlow installed', async () => {
-    const dir = project(root, 'eval-only', { '@dv/core': `file:${tgz.core}`, '@dv/eval': `file:${tgz.eval}` });
+    const dir = project(root, 'eval-only', {
+      '@dv/core': `file:${tgz.core}`,
+      '@dv/eval': `file:${tgz.eval}`,
+    });
     await sh('npm', ['install'], dir);
     expect(existsSync(join(dir, 'node_modules', '@dv', 'eval', 'dist', 'index.js'))).toBe(true);
     expect(existsSync(join(dir, 'node_modules', '@tensorflow'))).toBe(false);
     expect(existsSync(join(dir, 'node_modules', '@dv', 'train'))).toBe(false);
-    const seed = JSON.stringify({ id: 's1', query: 'bass', instruction: { text: 'the fish' }, positives: [{ docid: 'd1', text: 'a fish' }] });
+    const seed = JSON.stringify({
+      id: 's1',
+      query: 'bass',
+      instruction: { text: 'the fish' },
+      positives: [{ docid: 'd1', text: 'a fish' }],
+    });
     writeFileSync(join(dir, 'good.jsonl'), `${seed}\n`);
     writeFileSync(join(dir, 'seeds.jsonl'), `${seed}\n{"id":"s2"}\n`);
     writeFileSync(
@@ -164,7 +178,8 @@ console.log(JSON.stringify({ error, good, ndcg, p, tf: '_tfengine' in globalThis
     const setup = await sh('npx', ['dv-setup-tensorflow'], dir, 240_000);
     console.info(setup.trim());
     const native = await workspaceHasNativeTf();
-    if (!native) console.warn('this workspace has no native TensorFlow either: not requiring it in the consumer');
+    if (!native)
+      console.warn('this workspace has no native TensorFlow either: not requiring it in the consumer');
     writeFileSync(
       join(dir, 'encode.mjs'),
       `import { mkdtempSync, writeFileSync } from 'node:fs';

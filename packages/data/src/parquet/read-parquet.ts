@@ -1,6 +1,7 @@
 /**
  * Parquet reading through hyparquet (a maintained pure-JS reader; snappy built in, which is what
- * Hugging Face datasets write): whole-file rows for small tables, and row-group streaming for
+ * Hugging Face datasets write) with hyparquet-compressors for the other codecs parquet files on
+ * the Hub use (GZIP, ZSTD, BROTLI, LZ4, LZ4_RAW): whole-file rows for small tables, and row-group streaming for
  * large ones (Promptriever's ~980k rows). Nested columns (lists of structs such as
  * `positive_passages`) come back as plain JS values. Errors are `DataError`s naming the file.
  */
@@ -13,6 +14,7 @@ import {
   parquetReadObjects,
   parquetSchema,
 } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
 
 async function open(path: string) {
   if (!existsSync(path)) throw new DataError('file not found', path);
@@ -42,7 +44,7 @@ export async function parquetRowCount(path: string): Promise<number> {
 export async function readParquetRows(path: string, columns?: string[]): Promise<Record<string, unknown>[]> {
   const { file, metadata } = await open(path);
   try {
-    return (await parquetReadObjects({ file, metadata, columns })) as Record<string, unknown>[];
+    return (await parquetReadObjects({ file, metadata, columns, compressors })) as Record<string, unknown>[];
   } catch (err) {
     throw new DataError(`cannot read parquet rows: ${(err as Error).message}`, path);
   }
@@ -63,6 +65,7 @@ export async function* streamParquetRows(
         file,
         metadata,
         columns,
+        compressors,
         rowStart: start,
         rowEnd: start + n,
       })) as Record<string, unknown>[];

@@ -74,7 +74,8 @@ export const modelFactories: Readonly<Record<string, ModelFactory>> = { bm25, op
 
 /** Adds `prefix:ARG` specs; a prefix can be registered once (a second call is an error). */
 export function registerModelFactory(prefix: string, factory: ModelFactory): void {
-  if (!/^[a-z][a-z0-9-]*$/.test(prefix)) throw new Error(`model prefix must be lower-case letters, digits, '-': "${prefix}"`);
+  if (!/^[a-z][a-z0-9-]*$/.test(prefix))
+    throw new Error(`model prefix must be lower-case letters, digits, '-': "${prefix}"`);
   const registry = modelFactories as Record<string, ModelFactory>;
   if (registry[prefix] && registry[prefix] !== factory)
     throw new Error(`model prefix "${prefix}" is already registered`);
