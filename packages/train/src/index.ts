@@ -35,6 +35,7 @@ export {
   miniBackbones,
 } from './encoders/mini-backbones.js';
 export { l2Normalize, type Pooling, pool, poolCls, poolings, poolMean } from './encoders/pooling.js';
+export { TfjsEncoder, type TfjsEncoderOptions, type TfjsPooling } from './encoders/tfjs-encoder.js';
 export {
   type EncoderBatch,
   type ForwardOptions,
@@ -42,7 +43,6 @@ export {
   TransformerEncoder,
   toForwardInputs,
 } from './encoders/transformer-encoder.js';
-export { TfjsEncoder, type TfjsEncoderOptions, type TfjsPooling } from './encoders/tfjs-encoder.js';
 export * from './export/index.js';
 export { fusedOpsStatus } from './internal/fused-ops.js';
 export { infoNceLoss } from './losses/info-nce.js';
