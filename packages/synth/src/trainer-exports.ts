@@ -1,14 +1,25 @@
 /**
  * Exports of a mix to the JSONL formats other trainers read, so training scales past one
- * machine (DESIGN.md, "Scaling past one machine"). Queries and documents go through the one
- * formatter (`formatQuery` / `formatDocument`), so every format sees the same strings.
+ * machine (docs/architecture.md, "Scaling past one machine"). Queries and documents go through
+ * the one formatter (`formatQuery` / `formatDocument`), so every format sees the same strings,
+ * prefixes included.
  *
  * - Tevatron (`tevatron/msmarco-passage` style): `{query_id, query, positive_passages:
- *   [{docid, title, text}], negative_passages: [...]}`.
+ *   [{docid, title, text}], negative_passages: [...]}`. `text` is the formatted document (its
+ *   prefix and title included) and `title` is empty, because Tevatron's data loader prepends the
+ *   title itself; the query carries the query prefix the same way.
  * - sentence-transformers (a `datasets` JSON file for MultipleNegativesRankingLoss):
  *   `{anchor, positive, negative_1, ..., negative_k}`, k the same on every row (the smallest
- *   negative count in the mix, capped by `maxNegatives`), as n-tuple columns must be.
+ *   negative count among examples that have negatives, capped by `maxNegatives`), as n-tuple
+ *   columns must be.
  * - FlagEmbedding (`FlagEmbedding.finetune.embedder` data): `{query, pos: [..], neg: [..]}`.
+ *
+ * Examples without negatives: Tevatron's and FlagEmbedding's group samplers draw
+ * `train_group_size - 1` negatives from the row's list (`random.choices` / `random.sample` on an
+ * empty list raises), and one such row would force k = 0 on every sentence-transformers row. So
+ * they are left out of those three files and written as `(anchor, positive)` pairs to
+ * `sentence-transformers.pairs.jsonl` (MultipleNegativesRankingLoss takes pairs too, with
+ * in-batch negatives only); every other row keeps all its negatives.
  * Pairing of the two views (`pairId`) is not expressible in these formats; keep pairs adjacent
  * (the mixes do) and disable shuffling if a trainer should see both views in one batch.
  */
@@ -30,8 +41,8 @@ export interface ExportOptions {
 export function toTevatron(ex: MixExample, f: FormatterSettings = defaultFormatterSettings) {
   const p = (d: { docid: string; title: string; text: string }) => ({
     docid: d.docid,
-    title: d.title,
-    text: d.text,
+    title: '',
+    text: formatDocument(f, d),
   });
   return {
     query_id: ex.id,
@@ -58,29 +69,41 @@ export function toSentenceTransformers(
     anchor: formatQuery(f, ex.query, ex.instruction),
     positive: formatDocument(f, ex.positives[0]!),
   };
+  if (ex.negatives.length < k)
+    throw new Error(`example ${ex.id} has ${ex.negatives.length} negatives, fewer than the ${k} columns`);
   for (let i = 0; i < k; i++) row[`negative_${i + 1}`] = formatDocument(f, ex.negatives[i]!);
   return row;
 }
 
+const withNegatives = (xs: MixExample[]) => xs.filter((e) => e.negatives.length > 0);
+
 type RowWriter = (examples: MixExample[], f: FormatterSettings, o: ExportOptions) => unknown[];
 
 export const trainerFormats = Object.freeze({
-  tevatron: { file: 'tevatron.jsonl', rows: ((xs, f) => xs.map((e) => toTevatron(e, f))) as RowWriter },
+  tevatron: {
+    file: 'tevatron.jsonl',
+    rows: ((xs, f) => withNegatives(xs).map((e) => toTevatron(e, f))) as RowWriter,
+  },
   'sentence-transformers': {
     file: 'sentence-transformers.jsonl',
     rows: ((xs, f, o) => {
-      const k = Math.min(o.maxNegatives ?? 30, ...xs.map((e) => e.negatives.length));
-      return xs.map((e) => toSentenceTransformers(e, k, f));
+      const kept = withNegatives(xs);
+      const k = Math.min(o.maxNegatives ?? 30, ...kept.map((e) => e.negatives.length));
+      return kept.map((e) => toSentenceTransformers(e, k, f));
     }) as RowWriter,
   },
   flagembedding: {
     file: 'flagembedding.jsonl',
-    rows: ((xs, f) => xs.map((e) => toFlagEmbedding(e, f))) as RowWriter,
+    rows: ((xs, f) => withNegatives(xs).map((e) => toFlagEmbedding(e, f))) as RowWriter,
   },
 } as const satisfies Record<string, { file: string; rows: RowWriter }>);
 export type TrainerFormat = keyof typeof trainerFormats;
 
-/** Writes one file per format into `dir`; returns format -> path. */
+/**
+ * Writes one file per format into `dir`; returns format -> path, plus
+ * `sentence-transformers-pairs` when that format is asked for and some examples have no
+ * negatives (see the file comment).
+ */
 export async function exportForTrainers(
   examples: MixExample[],
   dir: string,
@@ -93,6 +116,15 @@ export async function exportForTrainers(
     const path = join(dir, trainerFormats[fmt].file);
     await writeJsonl(path, trainerFormats[fmt].rows(examples, f, o));
     out[fmt] = path;
+    const bare = examples.filter((e) => e.negatives.length === 0);
+    if (fmt === 'sentence-transformers' && bare.length > 0) {
+      const pairs = join(dir, 'sentence-transformers.pairs.jsonl');
+      await writeJsonl(
+        pairs,
+        bare.map((e) => toSentenceTransformers(e, 0, f)),
+      );
+      out['sentence-transformers-pairs'] = pairs;
+    }
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rankTopic, readQrels, readRun, writeQrels, writeRun } from '../index.js';
+import { rankTopic, readQrels, readRun, readRunWithTag, writeQrels, writeRun } from '../index.js';
 import { tmpDir } from '../test-utils/tmp.js';
 
 describe('TREC qrels', () => {
@@ -37,8 +37,21 @@ describe('TREC runs', () => {
     const r = await readRun(f);
     expect(rankTopic(r.get('1')!)).toEqual(['b', 'a']);
   });
+  it('reads the 3-column `qid docid score` run Tevatron search writes (no tag)', async () => {
+    const dir = tmpDir();
+    const f = join(dir, 'rank.txt');
+    // tevatron.retriever.driver.search --save_text: f"{qid}\t{docid}\t{score}\n" per hit.
+    writeFileSync(f, 'q1\td7\t12.5\nq1\td3\t13.25\nq2\td7\t-1\n');
+    const { run, tag } = await readRunWithTag(f);
+    expect(tag).toBeNull();
+    expect(rankTopic(run.get('q1')!)).toEqual(['d3', 'd7']);
+    expect(run.get('q2')).toEqual(new Map([['d7', -1]]));
+    writeFileSync(f, 'q1\td7\t12.5\n1 Q0 a 1 0.5 t\n');
+    await expect(readRun(f)).rejects.toThrow(`${f}:2: run line needs 3 columns "qid docid score"`);
+  });
   it.each([
-    ['1 Q0 a 1 0.5\n', ':1: run line needs 6 columns'],
+    ['1 Q0 a 1 0.5\n', ':1: run line needs 6 columns "qid Q0 docid rank score tag" (TREC) or 3'],
+    ['1 Q0 a 1 0.5 t\n1 a 0.5\n', ':2: run line needs 6 columns'],
     ['1 Q0 a 1 high t\n', ':1: score must be a finite number, found "high"'],
     ['1 Q0 a 1 0.5 t\n1 Q0 a 2 0.4 t\n', ':2: doc a appears twice in topic 1'],
     ['\n\n', ': run file is empty'],

@@ -49,21 +49,33 @@ export async function readRun(path: string): Promise<Run> {
   return (await readRunWithTag(path)).run;
 }
 
+/**
+ * Reads a run in TREC's 6-column form (`qid Q0 docid rank score tag`) or in the 3-column form
+ * Tevatron's search driver writes (`qid docid score`, tab-separated, no tag). The first line
+ * decides; a file mixing the two is an error naming the line.
+ */
 export async function readRunWithTag(path: string): Promise<TrecRunFile> {
   const run: Run = new Map();
   let rows = 0;
   let tag: string | null = null;
+  let width: 3 | 6 | undefined;
   for await (const line of readLines(path)) {
     if (line.text.trim() === '') continue;
     const cols = line.text.trim().split(/\s+/);
-    if (cols.length !== 6) {
+    if (width === undefined && (cols.length === 6 || cols.length === 3)) width = cols.length;
+    if (cols.length !== width) {
       throw new DataError(
-        `run line needs 6 columns "qid Q0 docid rank score tag", found ${cols.length}`,
+        width === 3
+          ? `run line needs 3 columns "qid docid score" like the lines before it, found ${cols.length}`
+          : width === 6
+            ? `run line needs 6 columns "qid Q0 docid rank score tag", found ${cols.length}`
+            : `run line needs 6 columns "qid Q0 docid rank score tag" (TREC) or 3 "qid docid score" (Tevatron), found ${cols.length}`,
         path,
         line.number,
       );
     }
-    const [qid, , docid, , s, t] = cols as [string, string, string, string, string, string];
+    const [qid, docid, s, t] =
+      width === 6 ? [cols[0]!, cols[2]!, cols[4]!, cols[5]!] : [cols[0]!, cols[1]!, cols[2]!, undefined];
     const score = Number(s);
     if (s.trim() === '' || !Number.isFinite(score)) {
       throw new DataError(`score must be a finite number, found ${JSON.stringify(s)}`, path, line.number);
@@ -76,7 +88,7 @@ export async function readRunWithTag(path: string): Promise<TrecRunFile> {
     if (topic.has(docid))
       throw new DataError(`doc ${docid} appears twice in topic ${qid}`, path, line.number);
     topic.set(docid, score);
-    tag ??= t;
+    if (t !== undefined) tag ??= t;
     rows++;
   }
   if (rows === 0) throw new DataError('run file is empty', path);
