@@ -66,6 +66,7 @@ export * from './schemas/doc-attributes.js';
 export * from './schemas/evaluation-result.js';
 export * from './schemas/formatter-settings.js';
 export * from './schemas/instructed-set.js';
+export * from './schemas/mteb-results.js';
 export * from './schemas/passage.js';
 export * from './schemas/qrels.js';
 export * from './schemas/query.js';

@@ -56,6 +56,17 @@ export {
   TREC_DEFAULT_CUTOFFS,
   trecMeasureFamilies,
 } from './metrics/trec-measures.js';
+// results
+export {
+  MTEB_LAYOUT_VERSION,
+  type MtebScoreInput,
+  type MtebTaskInput,
+  mtebMetricName,
+  mtebModelMeta,
+  mtebScoreEntry,
+  mtebTaskResult,
+  writeMtebResults,
+} from './results/mteb-results.js';
 // runners
 export {
   type BenchmarkProfile,

@@ -49,9 +49,12 @@ describe('runBenchmark', () => {
     expect(r.mainScore).toBeLessThanOrEqual(1);
     const og = await readRun(join(out, 'mini-followir', 'og.run'));
     expect(og.get('q1')!.size).toBe(4);
-    expect(
-      JSON.parse(readFileSync(join(out, 'mini-followir.mteb.json'), 'utf8')).scores.test[0].main_score,
-    ).toBe(r.mainScore);
+    const mteb = JSON.parse(
+      readFileSync(join(out, 'results', 'bm25', 'no_revision_available', 'mini-followir.json'), 'utf8'),
+    );
+    expect(mteb.scores.test[0].main_score).toBe(r.mainScore);
+    expect(mteb.scores.test[0].og.ndcg_at_5).toBe(r.scores.og_ndcg_cut_5);
+    expect(existsSync(join(out, 'results', 'bm25', 'no_revision_available', 'model_meta.json'))).toBe(true);
     const man = RunManifest.parse(JSON.parse(readFileSync(s.manifest, 'utf8')));
     expect(man.kind).toBe('eval-run');
     expect(man.outputs.map((o) => o.path)).toContain('mini-followir/changed.run');

@@ -3,14 +3,15 @@
  * (rank-modes.ts), scores it with the benchmark's profile, and writes into `outDir`:
  *   <dataset>/<mode>.run         TREC runs (tag = model name)
  *   <dataset>.json               EvaluationResult (@dv/core schema)
- *   <dataset>.mteb.json          the same scores in mteb's result layout (task_name,
- *                                scores.test[0].main_score, evaluation_time)
+ *   results/<model>/<revision>/<dataset>.json + model_meta.json
+ *                                the same scores in mteb's results layout (results/mteb-results.ts)
  *   summary.json                 all results + the benchmark average of each score
  *   manifest.json                config, formatter, dataset revisions, timings, output digests
  */
 import { join } from 'node:path';
 import { EvaluationResult, type InstructedSet, writeJsonAtomic, writeManifest, writeRun } from '@dv/core';
 import { plainMean } from '../metrics/followir-score.js';
+import { mtebModelMeta, mtebTaskResult, writeMtebResults } from '../results/mteb-results.js';
 import type { Ranker } from '../search/ranker.js';
 import { type BenchmarkProfileName, benchmarkProfiles, type ScoreOptions } from './benchmark-profiles.js';
 import { rankModes } from './rank-modes.js';
@@ -53,6 +54,7 @@ export async function runBenchmark(
   const results: EvaluationResult[] = [];
   const timings: Record<string, number> = {};
   const revisions: Record<string, string> = {};
+  const mtebResults: ReturnType<typeof mtebTaskResult>[] = [];
   const started = performance.now();
   for (const set of sets) {
     const t0 = performance.now();
@@ -87,14 +89,16 @@ export async function runBenchmark(
     results.push(result);
     const resultPath = join(options.outDir, `${set.name}.json`);
     await writeJsonAtomic(resultPath, result);
-    const mtebPath = join(options.outDir, `${set.name}.mteb.json`);
-    await writeJsonAtomic(mtebPath, {
-      task_name: set.name,
-      dataset_revision: set.revision ?? null,
-      evaluation_time: seconds,
-      scores: { test: [{ hf_subset: 'default', main_score: result.mainScore, ...s.scores }] },
-    });
-    outputs.push(resultPath, mtebPath);
+    mtebResults.push(
+      mtebTaskResult({
+        taskName: set.name,
+        datasetRevision: set.revision ?? (set.origin ? `local:${set.origin}` : 'no_revision_available'),
+        evaluationTimeSeconds: seconds,
+        scores: s.scores,
+        mainMetric: s.mainMetric,
+      }),
+    );
+    outputs.push(resultPath);
     log(
       `${set.name}: ${s.mainMetric} ${(result.mainScore * 100).toFixed(2)} (x100) in ${seconds.toFixed(1)} s`,
     );
@@ -103,6 +107,17 @@ export async function runBenchmark(
     ? Object.keys(results[0]!.scores).filter((k) => results.every((r) => k in r.scores))
     : [];
   const average = Object.fromEntries(keys.map((k) => [k, plainMean(results.map((r) => r.scores[k]!))]));
+  const digest = ranker.settings.weightsSha256 ?? ranker.settings.modelSha256;
+  outputs.push(
+    ...(await writeMtebResults(
+      join(options.outDir, 'results'),
+      mtebModelMeta({
+        name: ranker.name,
+        revision: typeof digest === 'string' ? digest.slice(0, 12) : 'no_revision_available',
+      }),
+      mtebResults,
+    )),
+  );
   const summaryPath = join(options.outDir, 'summary.json');
   await writeJsonAtomic(summaryPath, {
     benchmark: options.benchmark,
