@@ -49,6 +49,18 @@ export {
   writeRun,
 } from './io/trec.js';
 export { buildManifest, dvPackageVersions, gitState, type ManifestInput, writeManifest } from './manifest.js';
+export {
+  encodeOnnxModel,
+  type OnnxAttributeValue,
+  type OnnxDataType,
+  type OnnxDim,
+  type OnnxGraph,
+  type OnnxModel,
+  type OnnxNode,
+  type OnnxTensor,
+  type OnnxValueInfo,
+  onnxDataType,
+} from './onnx/onnx-proto.js';
 export { miniPreset, type Preset, type PresetName, paperPreset, presets } from './presets.js';
 export {
   createProgress,

@@ -1,7 +1,11 @@
 /**
- * ONNX export of an encoder, written from TypeScript: HF config + plain weights in, a
- * self-contained `.onnx` file out (opset 17, IR 8, weights as initializers, so models up to
- * protobuf's 2 GiB limit).
+ * ONNX export of an encoder, written from TypeScript: HF config + plain weights in, a `.onnx`
+ * file out (opset 17, IR 8, weights as initializers). A model that would reach protobuf's 2 GiB
+ * limit (bge-m3-sized backbones: ~2.27 GB in float32) keeps its graph in the `.onnx` file and
+ * moves every initializer of 1 KiB or more into `<name>_data` beside it (ONNX external data:
+ * offsets aligned to 4 KiB so runtimes can map them; the spec is onnx/docs/ExternalData.md,
+ * the same layout `onnx.save_model(..., save_as_external_data=True)` and optimum write). The
+ * threshold is an option so tests can exercise the layout on small models.
  *
  * Inputs (int64, dynamic axes `batch` x `sequence`): `input_ids`, `attention_mask`, and for
  * BERT also `token_type_ids`. Outputs (float32): `last_hidden_state` [batch, sequence,
@@ -9,7 +13,8 @@
  * `pooler_output` [batch, hidden] for BERT/XLM-R when the pooler weights are present. See
  * `encoder-graph.ts` for the exact forward pass of each architecture.
  */
-import { DataError, writeBytesAtomic } from '@dv/core';
+import { basename, dirname, join } from 'node:path';
+import { DataError, type OnnxTensor, writeBytesAtomic } from '@dv/core';
 import { concatBytes } from '../../internal/concat-bytes.js';
 import { type EncoderConfig, parseEncoderConfig } from '../encoder-config.js';
 import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
@@ -62,11 +67,51 @@ export function encodeOnnx(input: OnnxExportInput): Uint8Array {
   return concatBytes(chunks);
 }
 
-/** Writes the encoder as ONNX to `path`, atomically. */
-export function exportOnnx(path: string, input: OnnxExportInput): void {
-  const chunks = encodeOnnxModel(buildOnnxModel(input));
+/** protobuf refuses messages of 2 GiB or more; leave room for the graph itself. */
+const protobufLimit = 2 ** 31;
+export const defaultExternalDataThreshold = protobufLimit - 64 * 2 ** 20;
+const externalMinBytes = 1024;
+const externalAlign = 4096;
+
+export interface OnnxWriteOptions {
+  /**
+   * Inline model size (bytes) from which initializers go to an external data file. Default:
+   * 2 GiB - 64 MiB. `0` always writes external data.
+   */
+  readonly externalDataThreshold?: number;
+}
+
+/**
+ * Writes the encoder as ONNX to `path` (and, for a model at or over the threshold, its
+ * external data to `<path>_data`), atomically; returns the files written.
+ */
+export function exportOnnx(path: string, input: OnnxExportInput, options: OnnxWriteOptions = {}): string[] {
+  const model = buildOnnxModel(input);
+  const chunks = encodeOnnxModel(model);
   const size = chunks.reduce((a, c) => a + c.length, 0);
-  if (size >= 2 ** 31)
-    throw new DataError(`model is ${size} bytes, over protobuf's 2 GiB limit for one .onnx file`, path);
-  writeBytesAtomic(path, chunks);
+  if (size < (options.externalDataThreshold ?? defaultExternalDataThreshold)) {
+    writeBytesAtomic(path, chunks);
+    return [path];
+  }
+  const dataName = `${basename(path)}_data`;
+  const data: Uint8Array[] = [];
+  let offset = 0;
+  const initializers = model.graph.initializers.map((t): OnnxTensor => {
+    if (t.raw.length < externalMinBytes) return t;
+    const pad = (externalAlign - (offset % externalAlign)) % externalAlign;
+    if (pad) data.push(new Uint8Array(pad));
+    offset += pad;
+    data.push(t.raw);
+    const external = { location: dataName, offset, length: t.raw.length };
+    offset += t.raw.length;
+    return { ...t, external };
+  });
+  const graphChunks = encodeOnnxModel({ ...model, graph: { ...model.graph, initializers } });
+  const graphSize = graphChunks.reduce((a, c) => a + c.length, 0);
+  if (graphSize >= protobufLimit)
+    throw new DataError(`the graph alone is ${graphSize} bytes, over protobuf's 2 GiB limit`, path);
+  const dataPath = join(dirname(path), dataName);
+  writeBytesAtomic(dataPath, data);
+  writeBytesAtomic(path, graphChunks);
+  return [path, dataPath];
 }
