@@ -57,7 +57,8 @@ export function mtebScoreEntry(input: MtebScoreInput): MtebScoreEntry {
   for (const [name, value] of Object.entries(input.scores)) {
     const mode = modes.find((m) => name.startsWith(`${m}_`));
     if (mode) {
-      const dict = (entry[mode] ??= {}) as Record<string, number>;
+      if (!entry[mode]) entry[mode] = {};
+      const dict = entry[mode] as Record<string, number>;
       dict[mtebMetricName(name.slice(mode.length + 1))] = value;
     } else entry[mtebMetricName(name)] = value;
   }
