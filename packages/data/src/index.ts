@@ -8,11 +8,15 @@
 export { fetchRegisteredDataset, hubDatasetEntry } from './hub/fetch-registered.js';
 export {
   type DownloadedDataset,
+  type DownloadedModel,
   downloadDataset,
   downloadFile,
+  downloadModel,
   HubError,
   type HubFile,
   type HubOptions,
+  type HubRepoType,
+  hubCacheDir,
   listFiles,
   matchGlob,
   resolveRevision,

@@ -175,8 +175,8 @@ const fetchCommand: Command = {
   summary: 'download a Hub dataset at its pinned revision into the local cache',
   usage: 'NAME | --repo OWNER/NAME --revision COMMIT',
   description: `Downloads a registered dataset (${Object.keys(HUB_DATASETS).join(', ')})
-or any dataset repo at an explicit revision, resumably, into the cache (DV_HUB_CACHE or
-~/.cache/dv/hub). The token comes from HF_TOKEN; HF_ENDPOINT changes the Hub address; --offline
+or any dataset repo at an explicit revision, resumably, into the Hub's standard cache (DV_HUB_CACHE, HF_HUB_CACHE,
+$HF_HOME/hub, else ~/.cache/huggingface/hub; shared with Python's huggingface_hub). The token comes from HF_TOKEN; HF_ENDPOINT changes the Hub address; --offline
 (or HF_HUB_OFFLINE=1) uses only the cache.`,
   allowPositionals: true,
   options: {

@@ -1,11 +1,20 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from '../test-utils/tmp.js';
-import { downloadDataset, HubError, matchGlob } from './hub-client.js';
+import { downloadDataset, downloadModel, HubError, hubCacheDir, matchGlob, nextLink } from './hub-client.js';
 
 /**
  * A loopback server speaking the Hub's dataset file API for one repo with one commit and a
@@ -35,6 +44,8 @@ class FakeHub {
   /** When set, every request must carry this bearer token. */
   requiredToken: string | undefined;
   corrupt = new Set<string>();
+  /** Tree entries per page (the real Hub pages its listings; 0 = one page). */
+  pageSize = 0;
 
   get endpoint(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
@@ -60,7 +71,11 @@ class FakeHub {
     if (this.requiredToken && req.headers.authorization !== `Bearer ${this.requiredToken}`) {
       return void json(401, { error: 'Access to dataset org/tiny-set is restricted.' });
     }
-    const base = `/api/datasets/${REPO}`;
+    const kind =
+      url.pathname.startsWith('/api/models/') || url.pathname.startsWith(`/${REPO}/resolve/`)
+        ? 'models'
+        : 'datasets';
+    const base = `/api/${kind}/${REPO}`;
     if (url.pathname.startsWith(`${base}/revision/`)) {
       const rev = decodeURIComponent(url.pathname.slice(`${base}/revision/`.length));
       if (rev !== 'main' && rev !== COMMIT) return void json(404, { error: `Invalid rev id: ${rev}` });
@@ -71,7 +86,7 @@ class FakeHub {
       });
     }
     if (url.pathname === `${base}/tree/${COMMIT}` && url.searchParams.get('recursive') === 'true') {
-      return void json(200, [
+      const all = [
         { type: 'directory', path: 'corpus', oid: 'x', size: 0 },
         ...Object.entries(FILES).map(([path, f]) =>
           f.lfs
@@ -84,9 +99,20 @@ class FakeHub {
               }
             : { type: 'file', path, oid: gitSha1(f.body), size: f.body.length },
         ),
-      ]);
+      ];
+      if (!this.pageSize) return void json(200, all);
+      // Cursor pagination as the Hub does it: a Link header with rel="next" until the last page.
+      const at = Number(url.searchParams.get('cursor') ?? 0);
+      const next = at + this.pageSize;
+      if (next < all.length) {
+        const u = new URL(url.toString());
+        u.searchParams.set('cursor', String(next));
+        res.setHeader('link', `<${this.endpoint}${u.pathname}${u.search}>; rel="next"`);
+      }
+      return void json(200, all.slice(at, next));
     }
-    const resolve = `/datasets/${REPO}/resolve/${COMMIT}/`;
+    const resolve =
+      kind === 'models' ? `/${REPO}/resolve/${COMMIT}/` : `/datasets/${REPO}/resolve/${COMMIT}/`;
     if (url.pathname.startsWith(resolve)) {
       const path = decodeURIComponent(url.pathname.slice(resolve.length));
       const f = FILES[path];
@@ -153,7 +179,12 @@ describe('Hub downloader against a loopback Hub', () => {
   it('picks up a partial file left by an earlier run (resume across processes)', async () => {
     const cacheDir = tmpDir('hub-cache-');
     const path = 'queries.jsonl';
-    const partial = join(cacheDir, 'datasets', 'org', 'tiny-set', COMMIT, `${path}.incomplete`);
+    const partial = join(
+      cacheDir,
+      'datasets--org--tiny-set',
+      'blobs',
+      `${sha256(FILES[path]!.body)}.incomplete`,
+    );
     const { mkdirSync } = await import('node:fs');
     mkdirSync(join(partial, '..'), { recursive: true });
     writeFileSync(partial, FILES[path]!.body.subarray(0, 1000));
@@ -207,7 +238,10 @@ describe('Hub downloader against a loopback Hub', () => {
       });
       expect(r.files).toHaveLength(1);
       expect(hub.hits.every((h) => h.auth === 'Bearer hf_test_secret_123')).toBe(true);
-      const listing = readFileSync(join(r.dir, '.dv-files.json'), 'utf8');
+      const listing = readFileSync(
+        join(cacheDir, 'datasets--org--tiny-set', '.dv', `${COMMIT}.files.json`),
+        'utf8',
+      );
       expect(listing).not.toContain('hf_test_secret_123');
     } finally {
       hub.requiredToken = undefined;
@@ -223,10 +257,67 @@ describe('Hub downloader against a loopback Hub', () => {
       await expect(
         downloadDataset(REPO, COMMIT, { endpoint: hub.endpoint, cacheDir, include: ['README.md'] }),
       ).rejects.toThrow(/README\.md: git-sha1 mismatch/);
-      expect(existsSync(join(cacheDir, 'datasets/org/tiny-set', COMMIT, 'README.md'))).toBe(false);
+      expect(existsSync(join(cacheDir, 'datasets--org--tiny-set', 'snapshots', COMMIT, 'README.md'))).toBe(
+        false,
+      );
+      expect(readdirSync(join(cacheDir, 'datasets--org--tiny-set', 'blobs'))).toEqual([]);
     } finally {
       hub.corrupt.delete('README.md');
     }
+  });
+
+  it('follows the Link header through every page of a file listing', async () => {
+    const cacheDir = tmpDir('hub-cache-');
+    hub.pageSize = 1;
+    hub.hits = [];
+    try {
+      const r = await downloadDataset(REPO, COMMIT, { endpoint: hub.endpoint, cacheDir });
+      expect(r.files.map((f) => f.slice(r.dir.length + 1))).toEqual(Object.keys(FILES).sort());
+      // 1 directory + 3 files, one entry per page.
+      expect(hub.hits.filter((h) => h.url.includes('/tree/'))).toHaveLength(4);
+    } finally {
+      hub.pageSize = 0;
+    }
+    expect(nextLink('<https://h/a?cursor=2>; rel="next", <https://h/a>; rel="first"', 'https://h/')).toBe(
+      'https://h/a?cursor=2',
+    );
+    expect(nextLink('<https://h/a>; rel="prev"', 'https://h/')).toBeUndefined();
+  });
+
+  it('uses the Hub cache layout: blobs + snapshot symlinks + refs, so Python downloads are reused', async () => {
+    const cacheDir = tmpDir('hub-cache-');
+    const repoDir = join(cacheDir, 'datasets--org--tiny-set');
+    // What huggingface_hub leaves after hf_hub_download(repo_type="dataset", revision="main").
+    const body = FILES['queries.jsonl']!.body;
+    mkdirSync(join(repoDir, 'blobs'), { recursive: true });
+    mkdirSync(join(repoDir, 'snapshots', COMMIT), { recursive: true });
+    mkdirSync(join(repoDir, 'refs'), { recursive: true });
+    writeFileSync(join(repoDir, 'blobs', sha256(body)), body);
+    symlinkSync(join('..', '..', 'blobs', sha256(body)), join(repoDir, 'snapshots', COMMIT, 'queries.jsonl'));
+    writeFileSync(join(repoDir, 'refs', 'main'), COMMIT);
+    hub.hits = [];
+    const r = await downloadDataset(REPO, 'main', { endpoint: hub.endpoint, cacheDir });
+    expect(r.dir).toBe(join(repoDir, 'snapshots', COMMIT));
+    expect(hub.hits.some((h) => h.url.endsWith('queries.jsonl'))).toBe(false); // reused, not fetched
+    const readme = join(r.dir, 'README.md');
+    expect(lstatSync(readme).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(readme)).toBe(join('..', '..', 'blobs', gitSha1(FILES['README.md']!.body)));
+    expect(readFileSync(join(repoDir, 'refs', 'main'), 'utf8')).toBe(COMMIT);
+    expect(hubCacheDir({ HF_HOME: '/x/hf' })).toBe('/x/hf/hub');
+    expect(hubCacheDir({ HF_HUB_CACHE: '/y', HF_HOME: '/x' })).toBe('/y');
+  });
+
+  it('fetches models too (config, tokenizer, weights) from the model endpoints', async () => {
+    const cacheDir = tmpDir('hub-cache-');
+    hub.hits = [];
+    const r = await downloadModel(REPO, COMMIT, { endpoint: hub.endpoint, cacheDir, include: ['README.md'] });
+    expect(r.dir).toBe(join(cacheDir, 'models--org--tiny-set', 'snapshots', COMMIT));
+    expect(readFileSync(r.files[0]!, 'utf8')).toBe('# tiny set\n');
+    expect(hub.hits.map((h) => h.url)).toEqual([
+      `/api/models/${REPO}/revision/${COMMIT}`,
+      `/api/models/${REPO}/tree/${COMMIT}`,
+      `/${REPO}/resolve/${COMMIT}/README.md`,
+    ]);
   });
 
   it('globs: * stays within a segment, ** crosses segments', () => {

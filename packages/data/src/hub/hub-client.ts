@@ -1,12 +1,20 @@
 /**
- * A small Hugging Face Hub client for datasets, speaking the Hub's HTTP file API:
- *   GET {endpoint}/api/datasets/{repo}/revision/{rev}            -> { sha, siblings }
- *   GET {endpoint}/api/datasets/{repo}/tree/{sha}?recursive=true -> [{ type, path, size, oid, lfs? }]
- *   GET {endpoint}/datasets/{repo}/resolve/{sha}/{path}           -> the file (Range supported)
+ * A small Hugging Face Hub client for datasets and models, speaking the Hub's HTTP file API
+ * (`{kind}` = `datasets` or `models`):
+ *   GET {endpoint}/api/{kind}/{repo}/revision/{rev}            -> { sha, siblings }
+ *   GET {endpoint}/api/{kind}/{repo}/tree/{sha}?recursive=true -> [{ type, path, size, oid, lfs? }],
+ *       paginated: each page's `Link: <url>; rel="next"` header names the next one, followed
+ *       to the end (a listing is never silently cut at the first page)
+ *   GET {endpoint}/datasets/{repo}/resolve/{sha}/{path}         -> the file (Range supported);
+ *       models: {endpoint}/{repo}/resolve/{sha}/{path}
  *
- * - Pinned revisions: files are fetched by the resolved commit and cached under
- *   `{cacheDir}/datasets/{repo}/{commit}/{path}`; `refs/{rev}` remembers branch -> commit.
- * - Resumable: bytes go to `{file}.incomplete`; a retry (or a later run) asks for
+ * - The cache is the Hub's standard layout (huggingface_hub's `file_download.py`), so files
+ *   Python tools downloaded are reused and ours are theirs: `{cache}/{kind}--{org}--{name}/`
+ *   holds `blobs/{sha256 or git sha1}`, `snapshots/{commit}/{path}` (a relative symlink to the
+ *   blob; a copy where links are impossible) and `refs/{branch}` (the commit). The cache is
+ *   `cacheDir`, else `DV_HUB_CACHE`, `HF_HUB_CACHE`, `$HF_HOME/hub`, `~/.cache/huggingface/hub`.
+ *   Our file listings go to `.dv/{commit}.files.json` in the repo folder (for offline use).
+ * - Resumable: bytes go to `blobs/{hash}.incomplete`; a retry (or a later run) asks for
  *   `Range: bytes=N-` and appends; completed files are checked against the Hub's size and hash
  *   (sha256 of LFS files, git blob sha1 of others) before the atomic rename.
  * - Offline (`offline: true`, or `HF_HUB_OFFLINE=1`): only the cache is used; a missing file or
@@ -17,6 +25,7 @@
 import { createHash } from 'node:crypto';
 import {
   closeSync,
+  copyFileSync,
   createReadStream,
   existsSync,
   mkdirSync,
@@ -25,10 +34,11 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { DataError, writeFileAtomic, writeJsonAtomic } from '@dv/core';
 
 export interface HubOptions {
@@ -36,8 +46,10 @@ export interface HubOptions {
   endpoint?: string;
   /** Default `HF_TOKEN` / `HUGGING_FACE_HUB_TOKEN` from the environment. */
   token?: string;
-  /** Default `DV_HUB_CACHE` or ~/.cache/dv/hub. */
+  /** The Hub cache root (see the file comment for the default). */
   cacheDir?: string;
+  /** `dataset` (default) or `model`. */
+  repoType?: HubRepoType;
   /** Use only the cache. Default: `HF_HUB_OFFLINE=1`. */
   offline?: boolean;
   /** Attempts per file when a transfer breaks off (each resumes where the last stopped). */
@@ -55,7 +67,10 @@ export interface HubFile {
 
 export class HubError extends DataError {}
 
+export type HubRepoType = 'dataset' | 'model';
+
 interface Resolved {
+  repoType: HubRepoType;
   endpoint: string;
   token: string | undefined;
   cacheDir: string;
@@ -67,9 +82,10 @@ interface Resolved {
 function resolveOptions(o: HubOptions = {}): Resolved {
   const env = process.env;
   return {
+    repoType: o.repoType ?? 'dataset',
     endpoint: (o.endpoint ?? env.HF_ENDPOINT ?? 'https://huggingface.co').replace(/\/+$/, ''),
     token: o.token ?? env.HF_TOKEN ?? env.HUGGING_FACE_HUB_TOKEN ?? undefined,
-    cacheDir: o.cacheDir ?? env.DV_HUB_CACHE ?? join(homedir(), '.cache', 'dv', 'hub'),
+    cacheDir: o.cacheDir ?? hubCacheDir(),
     offline: o.offline ?? ['1', 'true', 'yes'].includes((env.HF_HUB_OFFLINE ?? '').toLowerCase()),
     retries: o.retries ?? 4,
     onProgress: o.onProgress,
@@ -78,9 +94,20 @@ function resolveOptions(o: HubOptions = {}): Resolved {
 
 const COMMIT = /^[0-9a-f]{40}$/;
 
-function repoDir(r: Resolved, repo: string): string {
-  return join(r.cacheDir, 'datasets', ...repo.split('/'));
+/** The Hub cache root as huggingface_hub picks it (`DV_HUB_CACHE` first). */
+export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.DV_HUB_CACHE) return env.DV_HUB_CACHE;
+  if (env.HF_HUB_CACHE) return env.HF_HUB_CACHE;
+  if (env.HF_HOME) return join(env.HF_HOME, 'hub');
+  return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'huggingface', 'hub');
 }
+
+/** `{cache}/datasets--org--name` (huggingface_hub's `repo_folder_name`). */
+function repoDir(r: Resolved, repo: string): string {
+  return join(r.cacheDir, `${r.repoType}s--${repo.split('/').join('--')}`);
+}
+
+const kind = (r: Resolved) => `${r.repoType}s`;
 
 function headers(r: Resolved, extra: Record<string, string> = {}): Record<string, string> {
   return { ...(r.token ? { authorization: `Bearer ${r.token}` } : {}), 'user-agent': 'dv-data', ...extra };
@@ -131,8 +158,8 @@ export async function resolveRevision(
   }
   const info = await getJson<{ sha?: string }>(
     r,
-    `${r.endpoint}/api/datasets/${repo}/revision/${encodeURIComponent(revision)}`,
-    `revision "${revision}" of dataset ${repo}`,
+    `${r.endpoint}/api/${kind(r)}/${repo}/revision/${encodeURIComponent(revision)}`,
+    `revision "${revision}" of ${r.repoType} ${repo}`,
   );
   if (!info.sha || !COMMIT.test(info.sha))
     throw new HubError(`revision "${revision}" of ${repo}: the Hub gave no commit`);
@@ -152,20 +179,56 @@ interface TreeEntry {
   lfs?: { oid: string; size: number };
 }
 
-/** Files of a dataset at a commit (from the Hub, or the cached listing when offline). */
+/** The `rel="next"` target of a Link header (RFC 8288), resolved against `base`. */
+export function nextLink(header: string | null, base: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(',')) {
+    const m = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
+    if (m && /(^|;)\s*rel\s*=\s*"?next"?\s*(;|$)/.test(m[2]!)) return new URL(m[1]!, base).toString();
+  }
+  return undefined;
+}
+
+/** Every page of a paginated JSON listing, concatenated. */
+async function getAllPages<T>(r: Resolved, url: string, what: string): Promise<T[]> {
+  const out: T[] = [];
+  const seen = new Set<string>();
+  let next: string | undefined = url;
+  while (next) {
+    if (seen.has(next)) throw new HubError(`${what}: the Hub's pagination loops at ${next}`);
+    seen.add(next);
+    let res: Response;
+    try {
+      res = await fetch(next, { headers: headers(r) });
+    } catch (err) {
+      throw new HubError(`${what}: ${(err as Error).message} (use offline mode to read from the cache only)`);
+    }
+    if (!res.ok) throw await httpError(res, what);
+    out.push(...((await res.json()) as T[]));
+    next = nextLink(res.headers.get('link'), next);
+  }
+  return out;
+}
+
+/** Files of a repo at a commit (from the Hub, or the cached listing when offline). */
 export async function listFiles(repo: string, commit: string, options: HubOptions = {}): Promise<HubFile[]> {
   const r = resolveOptions(options);
-  const listing = join(repoDir(r, repo), commit, '.dv-files.json');
+  const listing = join(repoDir(r, repo), '.dv', `${commit}.files.json`);
   if (r.offline) {
     if (!existsSync(listing))
       throw new HubError(`offline: no cached file list for ${repo}@${commit} (${r.cacheDir})`);
     return JSON.parse(readFileSync(listing, 'utf8')) as HubFile[];
   }
-  const tree = await getJson<TreeEntry[]>(
+  const tree = await getAllPages<TreeEntry>(
     r,
-    `${r.endpoint}/api/datasets/${repo}/tree/${commit}?recursive=true`,
+    `${r.endpoint}/api/${kind(r)}/${repo}/tree/${commit}?recursive=true`,
     `file list of ${repo}@${commit}`,
   );
+  for (const e of tree)
+    if (e.type === 'file' && !/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(e.lfs?.oid ?? e.oid))
+      throw new HubError(
+        `file list of ${repo}@${commit}: ${e.path} has no valid hash (${e.lfs?.oid ?? e.oid})`,
+      );
   const files: HubFile[] = tree
     .filter((e) => e.type === 'file')
     .map((e) => ({
@@ -218,13 +281,16 @@ export async function downloadFile(
   options: HubOptions = {},
 ): Promise<string> {
   const r = resolveOptions(options);
-  const target = join(repoDir(r, repo), commit, ...file.path.split('/'));
+  const target = join(repoDir(r, repo), 'snapshots', commit, ...file.path.split('/'));
+  const blob = join(repoDir(r, repo), 'blobs', file.hash.value);
   if (existsSync(target) && statSync(target).size === file.size) return target;
+  if (existsSync(blob) && statSync(blob).size === file.size) return linkSnapshot(blob, target);
   if (r.offline)
     throw new HubError(`offline: ${repo}@${commit}/${file.path} is not in the cache (${r.cacheDir})`);
-  mkdirSync(dirname(target), { recursive: true });
-  const partial = `${target}.incomplete`;
-  const url = `${r.endpoint}/datasets/${repo}/resolve/${commit}/${file.path.split('/').map(encodeURIComponent).join('/')}`;
+  mkdirSync(dirname(blob), { recursive: true });
+  const partial = `${blob}.incomplete`;
+  const prefix = r.repoType === 'dataset' ? '/datasets' : '';
+  const url = `${r.endpoint}${prefix}/${repo}/resolve/${commit}/${file.path.split('/').map(encodeURIComponent).join('/')}`;
   let lastError: unknown;
   for (let attempt = 0; attempt <= r.retries; attempt++) {
     try {
@@ -242,14 +308,26 @@ export async function downloadFile(
           `${repo}@${commit}/${file.path}: ${file.hash.algorithm} mismatch (got ${hash}, expected ${file.hash.value})`,
         );
       }
-      renameSync(partial, target);
-      return target;
+      renameSync(partial, blob);
+      return linkSnapshot(blob, target);
     }
     if (got > file.size) rmSync(partial, { force: true });
   }
   throw new HubError(
     `download of ${repo}@${commit}/${file.path} did not complete after ${r.retries + 1} attempts${lastError ? `: ${(lastError as Error).message}` : ''}; rerun to resume`,
   );
+}
+
+/** `snapshots/{commit}/{path}` -> the blob, as a relative symlink (a copy where links fail). */
+function linkSnapshot(blob: string, target: string): string {
+  mkdirSync(dirname(target), { recursive: true });
+  rmSync(target, { force: true });
+  try {
+    symlinkSync(relative(dirname(target), blob), target);
+  } catch {
+    copyFileSync(blob, target);
+  }
+  return target;
 }
 
 /** Glob over repo paths: `*` within a segment, `**` across segments. */
@@ -270,12 +348,24 @@ export interface DownloadedDataset {
   repo: string;
   revision: string;
   commit: string;
-  /** Local folder holding the repo snapshot (`{cacheDir}/datasets/{repo}/{commit}`). */
+  /** Local folder holding the repo snapshot (`{cache}/datasets--org--name/snapshots/{commit}`). */
   dir: string;
   files: string[];
 }
 
-/** Downloads (or finds in the cache) the files of a dataset at a pinned revision. */
+/** A downloaded model snapshot (config, tokenizer, safetensors, ... as `include` selects). */
+export type DownloadedModel = DownloadedDataset;
+
+/** Downloads (or finds in the cache) the files of a model repo at a pinned revision. */
+export function downloadModel(
+  repo: string,
+  revision: string,
+  options: Omit<HubOptions, 'repoType'> & { include?: readonly string[] } = {},
+): Promise<DownloadedModel> {
+  return downloadDataset(repo, revision, { ...options, repoType: 'model' });
+}
+
+/** Downloads (or finds in the cache) the files of a dataset (or, with `repoType`, a model) at a pinned revision. */
 export async function downloadDataset(
   repo: string,
   revision: string,
@@ -291,5 +381,11 @@ export async function downloadDataset(
     throw new HubError(`${repo}@${commit}: no files match ${options.include?.join(', ') ?? '*'}`);
   const files: string[] = [];
   for (const f of wanted) files.push(await downloadFile(repo, commit, f, options));
-  return { repo, revision, commit, dir: join(repoDir(resolveOptions(options), repo), commit), files };
+  return {
+    repo,
+    revision,
+    commit,
+    dir: join(repoDir(resolveOptions(options), repo), 'snapshots', commit),
+    files,
+  };
 }
