@@ -1,0 +1,151 @@
+#!/usr/bin/env node
+// Writes packages/<pkg>/api-report.md: every export of the package's public entry
+// (src/index.ts), grouped by kind, with its signature as the TypeScript checker prints it, so a
+// change to the public API shows up in review as a diff of that file.
+//
+//   node scripts/api-report.mjs          rewrite the reports
+//   node scripts/api-report.mjs --check  exit 1 (and name the packages) when a report is stale
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ts = createRequire(join(root, 'package.json'))('typescript');
+const packages = ['core', 'data', 'synth', 'train', 'eval'];
+
+const kinds = [
+  ['Classes', ts.SymbolFlags.Class],
+  ['Functions', ts.SymbolFlags.Function],
+  ['Constants', ts.SymbolFlags.Variable],
+  ['Interfaces', ts.SymbolFlags.Interface],
+  ['Types', ts.SymbolFlags.TypeAlias],
+  ['Enums', ts.SymbolFlags.Enum],
+];
+
+const format = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope;
+
+/** Public members only: not private/protected, not `#x`, and declared by this class (not Error's statics). */
+function isPublicMember(p, classDecl) {
+  if (p.name.startsWith('#') || p.name.startsWith('__')) return false;
+  const d = p.declarations?.[0];
+  if (!d) return true;
+  const mods = ts.getCombinedModifierFlags(d);
+  if (mods & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) return false;
+  return true;
+}
+
+function oneLine(text) {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function describe(checker, sym, exported, flags) {
+  const decl =
+    sym.declarations?.find((d) => (flags & ts.SymbolFlags.Type ? !ts.isVariableDeclaration(d) : true)) ??
+    sym.declarations?.[0];
+  if (flags & ts.SymbolFlags.Function) {
+    const type = checker.getTypeOfSymbolAtLocation(sym, decl);
+    return type
+      .getCallSignatures()
+      .map((s) => `${exported}${oneLine(checker.signatureToString(s, decl, format))}`);
+  }
+  if (flags & ts.SymbolFlags.Class) {
+    const type = checker.getDeclaredTypeOfSymbol(sym);
+    const statics = checker.getTypeOfSymbolAtLocation(sym, sym.valueDeclaration ?? decl).getProperties();
+    const own = (p) => p.declarations?.some((d) => d.parent === decl) ?? false;
+    const members = [
+      ...statics
+        .filter((p) => p.name !== 'prototype' && own(p) && isPublicMember(p))
+        .map((p) => `static ${p.name}`),
+      ...type
+        .getProperties()
+        .filter((p) => isPublicMember(p))
+        .map((p) => p.name),
+    ];
+    return [`${exported} { ${members.join(', ')} }`];
+  }
+  if (flags & ts.SymbolFlags.Variable) {
+    const type = checker.getTypeOfSymbolAtLocation(sym, decl);
+    const text = oneLine(checker.typeToString(type, decl, format));
+    return [`${exported}: ${text.length > 300 ? `${text.slice(0, 297)}...` : text}`];
+  }
+  if (flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeAlias)) {
+    const type = checker.getDeclaredTypeOfSymbol(sym);
+    if (flags & ts.SymbolFlags.Interface || type.isUnion() || type.getProperties().length === 0) {
+      const props = type.getProperties().map((p) => p.name);
+      if (props.length && !type.isUnion()) return [`${exported} { ${props.join(', ')} }`];
+      const text = oneLine(checker.typeToString(type, decl, format));
+      return [`${exported} = ${text.length > 300 ? `${text.slice(0, 297)}...` : text}`];
+    }
+    return [
+      `${exported} { ${type
+        .getProperties()
+        .map((p) => p.name)
+        .join(', ')} }`,
+    ];
+  }
+  return [exported];
+}
+
+function report(pkg) {
+  const dir = join(root, 'packages', pkg);
+  const entry = join(dir, 'src', 'index.ts');
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(dir, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
+  const program = ts.createProgram([entry], { ...config.options, noEmit: true });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(entry);
+  const moduleSymbol = checker.getSymbolAtLocation(source);
+  const groups = new Map(kinds.map(([title]) => [title, []]));
+  let total = 0;
+  for (const exp of checker.getExportsOfModule(moduleSymbol)) {
+    const sym = exp.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exp) : exp;
+    total++;
+    // A zod schema is a constant and a type of the same name: listed under both.
+    for (const [title, flag] of kinds)
+      if (sym.flags & flag)
+        groups.get(title).push(...describe(checker, sym, exp.name, flag).map((l) => `- \`${l}\``));
+  }
+  const name = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name;
+  const lines = [
+    `# ${name} public API`,
+    '',
+    `Generated by \`node scripts/api-report.mjs\` from \`src/index.ts\` (${total} exports); checked in CI`,
+    '(`apps/pipeline/src/api-report.test.ts`). Regenerate it when the public API changes on purpose.',
+  ];
+  for (const [title, items] of groups) {
+    if (!items.length) continue;
+    lines.push('', `## ${title}`, '', ...items.sort());
+  }
+  return { path: join(dir, 'api-report.md'), text: `${lines.join('\n')}\n`, total };
+}
+
+const check = process.argv.includes('--check');
+const stale = [];
+for (const pkg of packages) {
+  const { path, text, total } = report(pkg);
+  const old = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  if (old === text) {
+    console.log(`${pkg}: ${total} exports, up to date`);
+    continue;
+  }
+  if (check) stale.push(pkg);
+  else {
+    writeFileSync(path, text);
+    console.log(`${pkg}: ${total} exports, wrote ${path}`);
+  }
+}
+if (stale.length) {
+  console.error(
+    `API report out of date for ${stale.join(', ')}: the public API changed. Run \`node scripts/api-report.mjs\` and review the diff.`,
+  );
+  process.exitCode = 1;
+}
