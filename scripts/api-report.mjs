@@ -26,7 +26,7 @@ const kinds = [
 const format = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope;
 
 /** Public members only: not private/protected, not `#x`, and declared by this class (not Error's statics). */
-function isPublicMember(p, classDecl) {
+function isPublicMember(p) {
   if (p.name.startsWith('#') || p.name.startsWith('__')) return false;
   const d = p.declarations?.[0];
   if (!d) return true;
