@@ -68,7 +68,7 @@ export const paperPreset: Preset = {
     'data.budget': 'seed: Ins-orig 480k = Ins-DV 240k original + 240k dual-view',
     'data.hardNegatives': 'seed: 30 hard negatives per query',
     'loss.temperature': 'seed: InfoNCE with tau = 0.02',
-    'loss.maskFalseNegatives': 'ours: DESIGN.md, mask in-batch false negatives',
+    'loss.maskFalseNegatives': 'ours: docs/architecture.md, mask in-batch false negatives',
     'batch.pairViewsInBatch': 'seed: each batch holds both views',
     'optimizer.lr': 'Arctic-Embed: lr ~3e-5',
     'optimizer.weightDecay': 'Arctic-Embed: AdamW weight decay 0.01',
@@ -110,14 +110,15 @@ export const miniPreset: Preset = {
   config: RunConfig.parse(miniInput),
   sources: {
     ...paperPreset.sources,
-    'model.backbone': 'ours: small encoder pretrained on the mini corpus (DESIGN.md, mini profile)',
+    'model.backbone':
+      'ours: small encoder pretrained on the mini corpus (docs/architecture.md, mini profile)',
     'model.maxQueryLength': 'ours: mini-world queries and entries are short',
     'model.maxDocLength': 'ours: mini-world queries and entries are short',
-    'data.budget': 'DESIGN.md: the prototype used 8k examples',
+    'data.budget': 'docs/architecture.md: the prototype used 8k examples',
     'data.hardNegatives': 'ours: fits a 2-core laptop; the paper uses 30',
     'optimizer.lr': 'ours: small models trained from a mini pretraining need a larger lr',
     'batch.batchSize': 'ours: fits a 2-core laptop',
-    'synthesis.backend': 'DESIGN.md: offline reverser stands in for the LLM in the mini profile',
+    'synthesis.backend': 'docs/architecture.md: offline reverser stands in for the LLM in the mini profile',
   },
 };
 

@@ -1,6 +1,6 @@
 /**
  * Hard distractors for a lemma: entries of OTHER lemmas that look like the right answer
- * (DESIGN.md: same-category entries, compounds containing the lemma, sibling senses rather
+ * (docs/architecture.md: same-category entries, compounds containing the lemma, sibling senses rather
  * than random ones). Three deterministic sources, interleaved round-robin:
  *   A. BM25 with the lemma (weighted x2) plus an anchor sense's definition;
  *   B. siblings: other hyponyms of an anchor sense's nearest hypernym, most familiar first;

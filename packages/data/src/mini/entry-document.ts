@@ -1,7 +1,7 @@
 /**
  * One mini-world document per WordNet noun synset: a dictionary entry whose title is the
  * synset's words and whose text is WordNet's own gloss, grounded with WordNet's own labels:
- * a few hypernyms ("A kind of percoid fish, fish, animal.", the finding of DESIGN.md that
+ * a few hypernyms ("A kind of percoid fish, fish, animal.", the finding of docs/architecture.md that
  * grounding categories in the text is what lets instructions be followed), the topic / region /
  * usage domain labels a printed dictionary shows, and the usage examples.
  *

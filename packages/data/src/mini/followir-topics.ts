@@ -3,7 +3,7 @@
  * - original instruction (narrative): relevant = the lemma's senses in a chosen set of
  *   lexicographer categories (at least two senses);
  * - changed instruction = original + one exclusion sentence (by hypernym, topic domain or
- *   region domain, DESIGN.md), so it only removes relevance: some originally relevant senses
+ *   region domain, docs/architecture.md), so it only removes relevance: some originally relevant senses
  *   become non-relevant, at least one stays relevant;
  * - graded qrels for both (2 = the lemma heads the synset, 1 = the lemma is a secondary word of
  *   it, 0 = judged non-relevant sense);

@@ -95,7 +95,7 @@ export function renderInstruction(style: SeedStyle, query: string, c: Constraint
 }
 
 /**
- * The long, narrative original instruction of a FollowIR-form topic (DESIGN.md: longer
+ * The long, narrative original instruction of a FollowIR-form topic (docs/architecture.md: longer
  * narrative originals, minimal added constraints as changes).
  */
 export function renderNarrative(query: string, c: Constraint, rng: Rng): string {

@@ -1,6 +1,6 @@
 /**
  * Options of the mini world with their defaults (the `mini` profile's data). Sizes follow
- * DESIGN.md: 1,000-2,000 test topics for stable paired comparisons; the prototype trained on
+ * docs/architecture.md: 1,000-2,000 test topics for stable paired comparisons; the prototype trained on
  * 4,000 lemmas / 8k examples, so every remaining lemma goes to training by default.
  */
 import { z } from 'zod';

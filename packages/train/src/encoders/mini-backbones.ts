@@ -1,6 +1,6 @@
 /**
  * Small-config factory for the mini profile's backbones: one BERT-like and one gte-like
- * encoder, so the paper's two-backbone finding can be replicated in miniature (DESIGN.md,
+ * encoder, so the paper's two-backbone finding can be replicated in miniature (docs/architecture.md,
  * "mini"). Each entry is a complete Hugging Face config (everything the exporters and
  * transformers read), randomly initialised the BERT way: N(0, initializer_range) for matrices
  * and embeddings, LayerNorm weight 1 and bias 0, other biases 0, from a seeded stream.
