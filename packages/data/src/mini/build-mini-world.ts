@@ -81,6 +81,8 @@ export const MINI_FILES = {
   statsMd: 'stats.md',
   manifest: 'manifest.json',
   followir: 'benchmark/followir',
+  /** The same topics and qrels with the changed sentence worded from the TRAIN paraphrase pool. */
+  followirSeen: 'benchmark/followir-seen',
   infosearch: 'benchmark/infosearch',
 } as const;
 
