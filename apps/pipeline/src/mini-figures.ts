@@ -22,6 +22,8 @@ export interface Bm25Figures {
   pMrr: number;
   /** nDCG@5 x100 of the og run (the mini world's Score). */
   score: number;
+  /** p-MRR x100 per change lever (query metadata `changeLever`). */
+  pMrrByLever: Record<string, number>;
 }
 
 const r1 = (x: number) => Math.round(x * 1000) / 10;
@@ -30,8 +32,23 @@ const r1 = (x: number) => Math.round(x * 1000) / 10;
 export async function bm25Figures(set: InstructedSet): Promise<Bm25Figures> {
   const profile = benchmarkProfiles.followir;
   const runs = await rankModes(set, new Bm25Ranker(), { topK: profile.topK, modes: ['og', 'changed'] });
-  const s = profile.score(set, runs).scores;
-  return { pMrr: r1(s['p-MRR']!), score: r1(s.score!) };
+  const scored = profile.score(set, runs);
+  const s = scored.scores;
+  const sums: Record<string, { sum: number; n: number }> = {};
+  for (const q of set.queries) {
+    const v = scored.perQuery[q.id]?.['p-MRR'];
+    if (v === undefined) continue;
+    const lever = String(q.metadata?.changeLever ?? q.metadata?.changedLever ?? 'unknown');
+    const e = (sums[lever] ??= { sum: 0, n: 0 });
+    e.sum += v;
+    e.n++;
+  }
+  const pMrrByLever = Object.fromEntries(
+    Object.entries(sums)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, e]) => [k, r1(e.sum / e.n)]),
+  );
+  return { pMrr: r1(s['p-MRR']!), score: r1(s.score!), pMrrByLever };
 }
 
 export interface MiniFigures {

@@ -293,7 +293,13 @@ function printFigures(w: (line: string) => void, f: MiniFigures): void {
     if (!b) continue;
     w(`${name}: ${b.topics} topics`);
     w(`  BM25: p-MRR ${b.bm25.pMrr.toFixed(1)}, Score (nDCG@5) ${b.bm25.score.toFixed(1)}`);
+    w(
+      `  BM25 p-MRR per change lever: ${Object.entries(b.bm25.pMrrByLever)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')}`,
+    );
     w(`  change levers: ${shares(b.leverShares)} (max ${pct(b.maxLeverShare)})`);
+    w(`  constrained attribute: ${shares(b.attributeShares)}`);
     w(`  vacuous og: ${pct(b.vacuousOgShare)}; og relevant a strict subset of judged: ${pct(b.selectiveOgShare)}`);
     w(
       `  leakage: change words in a removed doc ${pct(b.leakage.removed)} of topics, in a kept doc ${pct(b.leakage.kept)} (ratio ${b.leakage.ratio ?? '-'})`,

@@ -14,8 +14,8 @@
  *   (relevant under changed) does; `ratio` = larger / smaller (1 = balanced, Infinity = one-sided).
  *   FollowIR's changes are written by people, so their words are not a key to the removed docs;
  * - narrowing violations: topics where the change adds a relevant doc, removes none or keeps none;
- * - contradictions: topics whose exclusion names a word of the og requirement ("an animal" / "not
- *   a kind of animal").
+ * - contradictions: topics whose exclusion names a word of every alternative of the og
+ *   requirement ("an animal" / "not a kind of animal"; dropping one of two og categories is not).
  * InfoSearch-style sets, per lever: the share of topics whose constraint words appear in an
  *   instructed-relevant doc and in a reversed-relevant doc (the keyword lever leaks by design).
  * Wording: change frames of the benchmark that also occur in the train seeds (0 for the held-out
@@ -40,6 +40,8 @@ export interface BenchmarkQuality {
   topics: number;
   leverShares: Record<string, number>;
   maxLeverShare: number;
+  /** Shares per constrained attribute (hypernym, category, topic, ...), all forms together. */
+  attributeShares: Record<string, number>;
   vacuousOgShare: number;
   /** Share of topics whose og relevant set is a strict subset of the judged set. */
   selectiveOgShare: number;
@@ -70,6 +72,13 @@ export function constraintWords(described: string): string[] {
   return [...out].sort();
 }
 
+/** Words of each alternative value of a constraint (`category=noun.animal|noun.person` -> 2 lists). */
+export function constraintAlternatives(described: string): string[][] {
+  const m = /^(?:not )?([a-z]+)=(.*)$/.exec(described.split(' & ')[0]!.trim());
+  if (!m) return [];
+  return m[2]!.split('|').map((v) => tokenize(m[1] === 'category' ? categoryPhrase(v) : v));
+}
+
 const shareOf = (n: number, d: number) => round(n / Math.max(1, d));
 
 export function leakageOf(removedHits: number, keptHits: number, topics: number): Leakage {
@@ -91,6 +100,7 @@ export function benchmarkQuality(set: InstructedSet): BenchmarkQuality {
   const og = set.qrels.og ?? new Map();
   const changed = set.qrels.changed ?? new Map();
   const levers: Record<string, number> = {};
+  const attributes: Record<string, number> = {};
   let vacuous = 0;
   let selective = 0;
   let removedHits = 0;
@@ -101,6 +111,8 @@ export function benchmarkQuality(set: InstructedSet): BenchmarkQuality {
     const m = q.metadata ?? {};
     const lever = String(m.changeLever ?? m.changedLever ?? 'unknown');
     levers[lever] = (levers[lever] ?? 0) + 1;
+    const attribute = String(m.changedLever ?? 'unknown');
+    attributes[attribute] = (attributes[attribute] ?? 0) + 1;
     const qo = og.get(q.id) ?? new Map<string, number>();
     const qc = changed.get(q.id) ?? new Map<string, number>();
     const relOg = [...qo].filter(([, g]) => g > 0).map(([d]) => d);
@@ -115,21 +127,27 @@ export function benchmarkQuality(set: InstructedSet): BenchmarkQuality {
     if (removed.some((d) => showsAny(byId.get(d), words))) removedHits++;
     if (kept.some((d) => showsAny(byId.get(d), words))) keptHits++;
     const change = String(m.changedConstraint ?? '');
-    if (change.startsWith('not ')) {
-      const ogWords = new Set(constraintWords(String(m.ogConstraint ?? '')));
-      if (constraintWords(change).some((w) => ogWords.has(w))) contradictions++;
+    if (change.startsWith('not ') && !change.startsWith('not category=')) {
+      // Contradictory: the exclusion names a word of EVERY alternative the og requires
+      // ("an animal" then "not a kind of animal"); dropping one of two og categories is not.
+      const ex = new Set(constraintWords(change));
+      const alternatives = constraintAlternatives(String(m.ogConstraint ?? ''));
+      if (alternatives.length > 0 && alternatives.every((a) => a.some((w) => ex.has(w)))) contradictions++;
     }
   }
   const n = set.queries.length;
-  const leverShares = Object.fromEntries(
-    Object.entries(levers)
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([k, v]) => [k, shareOf(v, n)]),
-  );
+  const sharesOf = (counts: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(counts)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, v]) => [k, shareOf(v, n)]),
+    );
+  const leverShares = sharesOf(levers);
   return {
     topics: n,
     leverShares,
     maxLeverShare: Math.max(0, ...Object.values(leverShares)),
+    attributeShares: sharesOf(attributes),
     vacuousOgShare: shareOf(vacuous, n),
     selectiveOgShare: shareOf(selective, n),
     leakage: leakageOf(removedHits, keptHits, n),
