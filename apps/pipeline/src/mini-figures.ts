@@ -12,6 +12,7 @@ import {
   infosearchLeakage,
   loadMiniWorld,
   type MiniWorld,
+  type MiniWorldBuilt,
   wordingQuality,
 } from '@dv/data';
 import { Bm25Ranker, benchmarkProfiles, rankModes } from '@dv/eval';
@@ -65,6 +66,17 @@ async function all<T>(gen: AsyncGenerator<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of gen) out.push(x);
   return out;
+}
+
+/**
+ * The figures a fresh build records in its manifest (`config.figures`) beside the data figures:
+ * BM25 on both FollowIR-form splits and the offline reverser over the seeds.
+ */
+export async function buildFigures(built: MiniWorldBuilt): Promise<Record<string, unknown>> {
+  return {
+    bm25: { followir: await bm25Figures(built.followir), followirSeen: await bm25Figures(built.followirSeen) },
+    reverser: await complementFigures([...built.seedsTrain, ...built.seedsDev]),
+  };
 }
 
 export async function miniFigures(dir: string, world?: MiniWorld): Promise<MiniFigures> {

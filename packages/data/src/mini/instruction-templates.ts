@@ -141,7 +141,7 @@ export const EXCLUSION_FRAMES: Record<WordingPool, Frame[]> = {
     (p) => `However, entries that ${p('pl')} are not relevant.`,
     (p) => `Leave out any entry that ${p('sg')}.`,
     (p) => `An entry that ${p('sg')} does not count, even if it fits otherwise.`,
-    (p) => `Entries that ${p('pl')} should be set aside as well.`,
+    (p) => `Set aside, too, the entries that ${p('pl')}.`,
     (p) => `Do not include an entry that ${p('sg')}.`,
   ]),
   train: frames('train', 'exclude', [

@@ -84,8 +84,8 @@ const shareOf = (n: number, d: number) => round(n / Math.max(1, d));
 export function leakageOf(removedHits: number, keptHits: number, topics: number): Leakage {
   const removed = shareOf(removedHits, topics);
   const kept = shareOf(keptHits, topics);
-  const lo = Math.min(removed, kept);
-  const hi = Math.max(removed, kept);
+  const lo = Math.min(removedHits, keptHits);
+  const hi = Math.max(removedHits, keptHits);
   return { removed, kept, ratio: hi === 0 ? null : lo === 0 ? Number.POSITIVE_INFINITY : round(hi / lo) };
 }
 
