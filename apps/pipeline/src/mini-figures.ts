@@ -40,7 +40,8 @@ export async function bm25Figures(set: InstructedSet): Promise<Bm25Figures> {
     const v = scored.perQuery[q.id]?.['p-MRR'];
     if (v === undefined) continue;
     const lever = String(q.metadata?.changeLever ?? q.metadata?.changedLever ?? 'unknown');
-    const e = (sums[lever] ??= { sum: 0, n: 0 });
+    const e = sums[lever] ?? { sum: 0, n: 0 };
+    sums[lever] = e;
     e.sum += v;
     e.n++;
   }
@@ -53,7 +54,10 @@ export async function bm25Figures(set: InstructedSet): Promise<Bm25Figures> {
 }
 
 export interface MiniFigures {
-  followir: ReturnType<typeof benchmarkQuality> & { bm25: Bm25Figures; wording: ReturnType<typeof wordingQuality> };
+  followir: ReturnType<typeof benchmarkQuality> & {
+    bm25: Bm25Figures;
+    wording: ReturnType<typeof wordingQuality>;
+  };
   followirSeen?: ReturnType<typeof benchmarkQuality> & {
     bm25: Bm25Figures;
     wording: ReturnType<typeof wordingQuality>;
@@ -74,7 +78,10 @@ async function all<T>(gen: AsyncGenerator<T>): Promise<T[]> {
  */
 export async function buildFigures(built: MiniWorldBuilt): Promise<Record<string, unknown>> {
   return {
-    bm25: { followir: await bm25Figures(built.followir), followirSeen: await bm25Figures(built.followirSeen) },
+    bm25: {
+      followir: await bm25Figures(built.followir),
+      followirSeen: await bm25Figures(built.followirSeen),
+    },
     reverser: await complementFigures([...built.seedsTrain, ...built.seedsDev]),
   };
 }

@@ -72,7 +72,10 @@ export function complementExample(seed: SeedExample, record: SynthesisRecord): D
     query: seed.query,
     instruction: record.newInstruction,
     positives: [positive],
-    negatives: dedupe([seed.positives[0]!, ...others, ...complementHardNegatives(seed)], new Set([target.docid])),
+    negatives: dedupe(
+      [seed.positives[0]!, ...others, ...complementHardNegatives(seed)],
+      new Set([target.docid]),
+    ),
     view: 'complement',
     pairId: pairIdFor(seed),
     seedId: seed.id,

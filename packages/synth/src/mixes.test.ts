@@ -52,9 +52,20 @@ describe('dual-view assembly', () => {
     const seed = { ...base, hardNegatives: hard, metadata: { targetHardNegatives: ['h-tgt', 'h-tgt2'] } };
     expect(complementHardNegatives(seed).map((d) => d.docid)).toEqual(['h-tgt', 'h-tgt2', 'h-pos', 'h-pos2']);
     const c = complementExample(seed, rec(seed));
-    expect(c.negatives.map((d) => d.docid)).toEqual(['bass-0-0', 'bass-2-0', 'h-tgt', 'h-tgt2', 'h-pos', 'h-pos2']);
+    expect(c.negatives.map((d) => d.docid)).toEqual([
+      'bass-0-0',
+      'bass-2-0',
+      'h-tgt',
+      'h-tgt2',
+      'h-pos',
+      'h-pos2',
+    ]);
     // the original keeps the seed's order (mined around D+ first)
-    expect(originalExample(seed, true).negatives.map((d) => d.docid).slice(2)).toEqual(['h-pos', 'h-tgt', 'h-pos2', 'h-tgt2']);
+    expect(
+      originalExample(seed, true)
+        .negatives.map((d) => d.docid)
+        .slice(2),
+    ).toEqual(['h-pos', 'h-tgt', 'h-pos2', 'h-tgt2']);
   });
 });
 

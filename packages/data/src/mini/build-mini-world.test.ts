@@ -295,7 +295,10 @@ describe('every qrel is justified by WordNet data', () => {
       expect(chC).toMatch(/^(not )?(hypernym|topic|region|usage|category)=/);
       expect(q.instructions.changed!.startsWith(q.instructions.og!)).toBe(true);
       // selective og: some judged sense is not relevant
-      expect([...og.values()].some((g) => g === 0), q.id).toBe(true);
+      expect(
+        [...og.values()].some((g) => g === 0),
+        q.id,
+      ).toBe(true);
       let topicRemoved = 0;
       for (const id of judged) {
         const s = wn.synsets.get(id)!;
@@ -316,7 +319,8 @@ describe('every qrel is justified by WordNet data', () => {
 
   it('FollowIR form: hypernym values are concrete, and no value names the lemma or the og requirement', async () => {
     const set = await world.loadFollowIR();
-    const abstract = /=(entity|abstraction|cognition|signal|nature|determinant|attribute|relation|group|act|event|state)$/;
+    const abstract =
+      /=(entity|abstraction|cognition|signal|nature|determinant|attribute|relation|group|act|event|state)$/;
     for (const q of set.queries) {
       const ch = String(q.metadata!.changedConstraint);
       expect(ch, q.id).not.toMatch(abstract);

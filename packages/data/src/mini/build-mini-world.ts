@@ -148,7 +148,11 @@ function generalLemmas(corpus: MiniCorpus, splits: LemmaSplits): string[] {
   return out.sort();
 }
 
-function followirSet(corpus: MiniCorpus, topics: FollowIRTopic[], wording: 'held-out' | 'seen'): InstructedSet {
+function followirSet(
+  corpus: MiniCorpus,
+  topics: FollowIRTopic[],
+  wording: 'held-out' | 'seen',
+): InstructedSet {
   const docIds = new Set<string>();
   for (const t of topics) for (const d of t.candidates) docIds.add(d);
   const seen = wording === 'seen';

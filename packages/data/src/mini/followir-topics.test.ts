@@ -32,7 +32,13 @@ describe('checkTopic (the build-time check)', () => {
   it('accepts a narrowing change', () => {
     const change: Constraint = { lever: 'hypernym', anyOf: ['fish'], negated: true };
     expect(() =>
-      checkTopic({ id: 't', ogConstraint: og, change, qrelsOg: q({ a: 2, b: 1, c: 0 }), qrelsChanged: q({ a: 2, b: 0, c: 0 }) }),
+      checkTopic({
+        id: 't',
+        ogConstraint: og,
+        change,
+        qrelsOg: q({ a: 2, b: 1, c: 0 }),
+        qrelsChanged: q({ a: 2, b: 0, c: 0 }),
+      }),
     ).not.toThrow();
   });
   it('rejects a change that adds relevance, removes nothing or keeps nothing', () => {
@@ -45,11 +51,20 @@ describe('checkTopic (the build-time check)', () => {
   it('rejects a self-contradictory topic ("an animal", then "not a kind of animal")', () => {
     const change: Constraint = { lever: 'hypernym', anyOf: ['animal'], negated: true };
     expect(() =>
-      checkTopic({ id: 't', ogConstraint: og, change, qrelsOg: q({ a: 2, b: 1 }), qrelsChanged: q({ a: 2, b: 0 }) }),
+      checkTopic({
+        id: 't',
+        ogConstraint: og,
+        change,
+        qrelsOg: q({ a: 2, b: 1 }),
+        qrelsChanged: q({ a: 2, b: 0 }),
+      }),
     ).toThrow(/contradicts/);
   });
   it('value words name what the instruction names', () => {
     expect(valueWords({ lever: 'category', anyOf: ['noun.food'], negated: true })).toEqual(['drink', 'food']);
-    expect(valueWords({ lever: 'hypernym', anyOf: ['percoid fish'], negated: false })).toEqual(['fish', 'percoid']);
+    expect(valueWords({ lever: 'hypernym', anyOf: ['percoid fish'], negated: false })).toEqual([
+      'fish',
+      'percoid',
+    ]);
   });
 });

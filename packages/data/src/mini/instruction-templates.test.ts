@@ -36,7 +36,9 @@ const PLURAL_VERBS = /\b(describe|refer|belong|mention|include|do|have|are)\b/;
  */
 function agreementErrors(text: string): string[] {
   const errors: string[] = [];
-  for (const m of text.matchAll(/\b(entries|senses|they|entry|sense|it|one|anything)\s+(?:that|which)?\s*(\w+)/gi)) {
+  for (const m of text.matchAll(
+    /\b(entries|senses|they|entry|sense|it|one|anything)\s+(?:that|which)?\s*(\w+)/gi,
+  )) {
     const subject = m[1]!.toLowerCase();
     const verb = m[2]!.toLowerCase();
     const plural = ['entries', 'senses', 'they'].includes(subject);
@@ -58,7 +60,10 @@ describe('predicate agrees in number', () => {
 });
 
 describe('every template renders grammatically in both numbers', () => {
-  const frames: Frame[] = [...Object.values(EXCLUSION_FRAMES).flat(), ...Object.values(REQUIREMENT_FRAMES).flat()];
+  const frames: Frame[] = [
+    ...Object.values(EXCLUSION_FRAMES).flat(),
+    ...Object.values(REQUIREMENT_FRAMES).flat(),
+  ];
   it('change frames (both pools) with every lever and polarity', () => {
     for (const f of frames) {
       for (const c of CONSTRAINTS) {
@@ -90,7 +95,9 @@ describe('every template renders grammatically in both numbers', () => {
     }
   });
   it('the agreement check catches the v2 error ("entries that describes")', () => {
-    expect(agreementErrors('However, entries that describes a kind of fish are not relevant.')).not.toEqual([]);
+    expect(agreementErrors('However, entries that describes a kind of fish are not relevant.')).not.toEqual(
+      [],
+    );
     expect(agreementErrors('Leave out any entry that describe a fish.')).not.toEqual([]);
   });
 });
@@ -104,7 +111,8 @@ describe('wording pools are disjoint', () => {
       for (const t of render(kind.test)) expect(train.has(t), t).toBe(false);
       // not even the opening three words are shared
       const openings = new Set(render(kind.train).map((t) => t.split(' ').slice(0, 3).join(' ')));
-      for (const t of render(kind.test)) expect(openings.has(t.split(' ').slice(0, 3).join(' ')), t).toBe(false);
+      for (const t of render(kind.test))
+        expect(openings.has(t.split(' ').slice(0, 3).join(' ')), t).toBe(false);
     }
     const ids = [
       ...Object.values(EXCLUSION_FRAMES).flat(),
@@ -117,7 +125,8 @@ describe('wording pools are disjoint', () => {
   });
   it('the lemma is quoted in about half of the renderings', () => {
     let quoted = 0;
-    for (let i = 0; i < 400; i++) if (renderInstruction('plain', 'bass', CONSTRAINTS[2]!, createRng(i)).includes('"bass"')) quoted++;
+    for (let i = 0; i < 400; i++)
+      if (renderInstruction('plain', 'bass', CONSTRAINTS[2]!, createRng(i)).includes('"bass"')) quoted++;
     expect(quoted).toBeGreaterThan(150);
     expect(quoted).toBeLessThan(250);
   });

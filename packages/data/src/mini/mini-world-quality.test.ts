@@ -33,21 +33,40 @@ function set(): InstructedSet {
         id: 'a',
         query: 'a',
         instructions: { og: 'x', changed: 'y' },
-        metadata: { changeLever: 'exclude-printed-hypernym', changedLever: 'hypernym', changedConstraint: 'not hypernym=fish', ogConstraint: 'category=noun.animal', changeFrame: 'test:exclude:0' },
+        metadata: {
+          changeLever: 'exclude-printed-hypernym',
+          changedLever: 'hypernym',
+          changedConstraint: 'not hypernym=fish',
+          ogConstraint: 'category=noun.animal',
+          changeFrame: 'test:exclude:0',
+        },
       },
       // vacuous (every judged doc relevant); "not a kind of animal" under "an animal": contradiction
       {
         id: 'b',
         query: 'b',
         instructions: { og: 'x', changed: 'y' },
-        metadata: { changeLever: 'exclude-printed-hypernym', changedLever: 'hypernym', changedConstraint: 'not hypernym=animal', ogConstraint: 'category=noun.animal', changeFrame: 'test:exclude:1' },
+        metadata: {
+          changeLever: 'exclude-printed-hypernym',
+          changedLever: 'hypernym',
+          changedConstraint: 'not hypernym=animal',
+          ogConstraint: 'category=noun.animal',
+          changeFrame: 'test:exclude:1',
+        },
       },
       // the change ADDS c3 (a narrowing violation); kept c2 shows "fish"; removed c1 does not
       {
         id: 'c',
         query: 'c',
         instructions: { og: 'x', changed: 'y' },
-        metadata: { changeLever: 'require-hypernym', changedLever: 'hypernym', changeWords: ['fish'], changedConstraint: 'hypernym=fish', ogConstraint: 'category=noun.plant|noun.animal', changeFrame: 'train:require:0' },
+        metadata: {
+          changeLever: 'require-hypernym',
+          changedLever: 'hypernym',
+          changeWords: ['fish'],
+          changedConstraint: 'hypernym=fish',
+          ogConstraint: 'category=noun.plant|noun.animal',
+          changeFrame: 'train:require:0',
+        },
       },
     ],
     qrels: {
@@ -82,7 +101,11 @@ describe('benchmarkQuality', () => {
 
   it('dropping one of two og categories is not a contradiction', () => {
     const s = set();
-    s.queries[1]!.metadata = { ...s.queries[1]!.metadata, changedConstraint: 'not category=noun.animal', ogConstraint: 'category=noun.animal|noun.person' };
+    s.queries[1]!.metadata = {
+      ...s.queries[1]!.metadata,
+      changedConstraint: 'not category=noun.animal',
+      ogConstraint: 'category=noun.animal|noun.person',
+    };
     expect(benchmarkQuality(s).contradictions).toBe(0);
   });
 });
@@ -105,7 +128,14 @@ describe('infosearchLeakage and wordingQuality', () => {
     const s: InstructedSet = {
       name: 'i',
       corpus: [doc('x', 'A kind of fish.'), doc('y', 'A kind of bird.')],
-      queries: [{ id: 'q', query: 'q', instructions: { og: null, changed: 'c', reversed: 'r' }, metadata: { constraint: { lever: 'hypernym', anyOf: ['fish'], negated: false } } }],
+      queries: [
+        {
+          id: 'q',
+          query: 'q',
+          instructions: { og: null, changed: 'c', reversed: 'r' },
+          metadata: { constraint: { lever: 'hypernym', anyOf: ['fish'], negated: false } },
+        },
+      ],
       qrels: {
         og: new Map([['q', grades({ x: 1, y: 1 })]]),
         changed: new Map([['q', grades({ x: 1, y: 0 })]]),

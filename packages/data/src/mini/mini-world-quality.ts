@@ -180,7 +180,7 @@ export function wordingQuality(set: InstructedSet, trainSeeds: ReadonlyArray<See
   const trainFrames = new Set<string>();
   const styles: Record<string, number> = {};
   for (const s of trainSeeds) {
-    for (const f of ((s.metadata?.frames as string[] | undefined) ?? [])) trainFrames.add(f);
+    for (const f of (s.metadata?.frames as string[] | undefined) ?? []) trainFrames.add(f);
     const st = s.instruction.style ?? 'other';
     styles[st] = (styles[st] ?? 0) + 1;
   }

@@ -39,11 +39,20 @@ describe('separating levers (read off title + text)', () => {
   it('collects every lever whose value D- shows and no other candidate shows', () => {
     const levers = separatingLevers(
       task(
-        doc('a', 'A lean saltwater fish. A kind of fish, vertebrate.', { category: 'noun.animal', hypernyms: ['fish', 'vertebrate'] }, 'bass'),
+        doc(
+          'a',
+          'A lean saltwater fish. A kind of fish, vertebrate.',
+          { category: 'noun.animal', hypernyms: ['fish', 'vertebrate'] },
+          'bass',
+        ),
         doc(
           'b',
           'The lowest stringed instrument of the orchestra. A kind of bowed stringed instrument. Example: "he plays the bass".',
-          { category: 'noun.artifact', hypernyms: ['bowed stringed instrument', 'instrument'], hasExample: true },
+          {
+            category: 'noun.artifact',
+            hypernyms: ['bowed stringed instrument', 'instrument'],
+            hasExample: true,
+          },
           'bass, double bass, contrabass',
         ),
       ),
@@ -56,7 +65,10 @@ describe('separating levers (read off title + text)', () => {
   it('never rests on metadata the text does not show (regression: 18.5% failed the text-only judge)', () => {
     // categories differ, but no category phrase is in either text: no category lever
     const levers = separatingLevers(
-      task(doc('a', 'a lean fish', { category: 'noun.animal' }), doc('b', 'a fine guitar', { category: 'noun.artifact', hypernyms: ['instrument'] })),
+      task(
+        doc('a', 'a lean fish', { category: 'noun.animal' }),
+        doc('b', 'a fine guitar', { category: 'noun.artifact', hypernyms: ['instrument'] }),
+      ),
     );
     expect(levers.has('category')).toBe(false);
     expect(levers.has('hypernym')).toBe(false);
@@ -72,8 +84,19 @@ describe('separating levers (read off title + text)', () => {
     expect(levers.has('hypernym')).toBe(false); // "document" is a meta word, "communication" is shared
   });
   it('works without metadata: timeframe, keyword, length', () => {
-    expect(separatingLevers(task(doc('a', 'the old harbour'), doc('b', 'the old harbour in 1850'))).get('timeframe')?.values).toEqual(['1850']);
-    const len = separatingLevers(task(doc('a', 'eggs eggs eggs eggs eggs eggs eggs eggs eggs eggs'), doc('b', 'eggs eggs eggs'), [], 'eggs'));
+    expect(
+      separatingLevers(task(doc('a', 'the old harbour'), doc('b', 'the old harbour in 1850'))).get(
+        'timeframe',
+      )?.values,
+    ).toEqual(['1850']);
+    const len = separatingLevers(
+      task(
+        doc('a', 'eggs eggs eggs eggs eggs eggs eggs eggs eggs eggs'),
+        doc('b', 'eggs eggs eggs'),
+        [],
+        'eggs',
+      ),
+    );
     expect(len.get('length')?.values).toEqual(['<7']);
   });
   it('answers None when nothing separates the target from the positive', () => {
@@ -85,7 +108,12 @@ describe('lever choice among all separating levers', () => {
   it('picks different levers for different seeds (not a fixed order)', () => {
     const t = task(
       doc('a', 'A lean fish. A kind of fish.', { hypernyms: ['fish'] }, 'bass'),
-      doc('b', 'A stringed instrument. A kind of instrument. Example: "a bass".', { hypernyms: ['instrument'], hasExample: true }, 'bass, contrabass'),
+      doc(
+        'b',
+        'A stringed instrument. A kind of instrument. Example: "a bass".',
+        { hypernyms: ['instrument'], hasExample: true },
+        'bass, contrabass',
+      ),
     );
     const seen = new Set<string>();
     for (let i = 0; i < 60; i++) seen.add(findReversal(t, `seed-${i}`)!.lever);
@@ -96,7 +124,8 @@ describe('lever choice among all separating levers', () => {
 describe('writing I′', () => {
   const r: Reversal = { lever: 'hypernym', value: 'instrument', excludeValue: 'fish' };
   it('has >= 5 paraphrases per (style, frame) and >= 3 wordings per lever', () => {
-    for (const s of instructionStyles) for (const f of reversalFrames) expect(FRAME_PARAPHRASES[s][f].length).toBeGreaterThanOrEqual(5);
+    for (const s of instructionStyles)
+      for (const f of reversalFrames) expect(FRAME_PARAPHRASES[s][f].length).toBeGreaterThanOrEqual(5);
     for (const l of reversalLevers) expect(LEVER_WORDINGS[l].length).toBeGreaterThanOrEqual(3);
   });
   it('every paraphrase stays within two sentences, passes the guardrails and the text-only judge', async () => {
@@ -107,8 +136,22 @@ describe('writing I′', () => {
       const w = writeInstruction('bass', i % 2 ? r : { lever: 'hypernym', value: 'instrument' }, `k${i}`);
       expect(countSentences(w.text), w.text).toBeLessThanOrEqual(2);
       expect(w.text).toContain('bass');
-      expect(checkGuardrails({ newInstruction: w.text, originalInstruction: 'Only the fish.', query: 'bass', docids: ['p', 't'] })).toEqual({ ok: true });
-      const v = await judge.judge({ seedId: 's', query: 'bass', newInstruction: w.text, positive, target, otherNegatives: [] });
+      expect(
+        checkGuardrails({
+          newInstruction: w.text,
+          originalInstruction: 'Only the fish.',
+          query: 'bass',
+          docids: ['p', 't'],
+        }),
+      ).toEqual({ ok: true });
+      const v = await judge.judge({
+        seedId: 's',
+        query: 'bass',
+        newInstruction: w.text,
+        positive,
+        target,
+        otherNegatives: [],
+      });
       expect(v.passed, w.text).toBe(true);
     }
   });
