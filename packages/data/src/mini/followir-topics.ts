@@ -78,8 +78,6 @@ export interface FollowIRTopic {
   ogConstraint: Constraint;
   /** The change's constraint: changed relevant = og relevant AND this. */
   change: Constraint;
-  /** @deprecated alias of `change` (mini-world/2 name). */
-  exclusion: Constraint;
   changeLever: ChangeLever;
   changeWords: string[];
   qrelsOg: Map<string, number>;
@@ -319,7 +317,6 @@ export function buildFollowIRTopic(
     changeFrame: main.changeFrame,
     ogConstraint,
     change,
-    exclusion: change,
     changeLever: cand.lever,
     changeWords: cand.words,
     qrelsOg,
