@@ -146,6 +146,12 @@ export function miniTargets(f: MiniFigures): Target[] {
       `${r.cues.original.quoted} vs ${r.cues.complement.quoted}`,
       Math.abs(r.cues.original.quoted - r.cues.complement.quoted) <= 0.1,
     ),
+    t(
+      'style cues alike in both views (first person, negation; within 10 points)',
+      `${r.cues.original.firstPerson}/${r.cues.original.negation} vs ${r.cues.complement.firstPerson}/${r.cues.complement.negation}`,
+      Math.abs(r.cues.original.firstPerson - r.cues.complement.firstPerson) <= 0.1 &&
+        Math.abs(r.cues.original.negation - r.cues.complement.negation) <= 0.1,
+    ),
     t('dev seeds get complements', r.devCoverage, r.devSeeds === 0 || r.devCoverage >= 0.5),
   ];
 }

@@ -93,7 +93,7 @@ describe('dv data stats', () => {
     for (const line of r.stdout.split('\n').filter((l) => /^(ok {2}|FAIL) /.test(l)))
       expect(line).toMatch(/^ok /);
     expect(r.code).toBe(0);
-    expect(r.stdout.match(/^ok /gm)?.length).toBe(15);
+    expect(r.stdout.match(/^ok /gm)?.length).toBe(16);
     expect(r.stdout).toMatch(/FollowIR-form \(held-out wording\): \d+ topics/);
     expect(r.stdout).toMatch(/FollowIR-form \(seen wording\): \d+ topics/);
     const pMrr = Number(/BM25: p-MRR (-?[\d.]+)/.exec(r.stdout)![1]);
