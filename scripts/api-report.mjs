@@ -27,12 +27,18 @@ const format = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefi
 
 /** Public members only: not private/protected, not `#x`, and declared by this class (not Error's statics). */
 function isPublicMember(p) {
-  if (p.name.startsWith('#') || p.name.startsWith('__')) return false;
+  if (p.name.startsWith('#')) return false;
   const d = p.declarations?.[0];
   if (!d) return true;
   const mods = ts.getCombinedModifierFlags(d);
   if (mods & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) return false;
   return true;
+}
+
+/** A property name as source spells it: well-known symbols (`__@iterator@123`) as `[Symbol.iterator]`. */
+function propName(p) {
+  const m = /^__@(\w+)@\d+$/.exec(p.name);
+  return m ? `[Symbol.${m[1]}]` : p.name;
 }
 
 function oneLine(text) {
@@ -60,7 +66,7 @@ function describe(checker, sym, exported, flags) {
       ...type
         .getProperties()
         .filter((p) => isPublicMember(p))
-        .map((p) => p.name),
+        .map(propName),
     ];
     return [`${exported} { ${members.join(', ')} }`];
   }
@@ -69,20 +75,15 @@ function describe(checker, sym, exported, flags) {
     const text = oneLine(checker.typeToString(type, decl, format));
     return [`${exported}: ${text.length > 300 ? `${text.slice(0, 297)}...` : text}`];
   }
-  if (flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeAlias)) {
+  if (flags & ts.SymbolFlags.Interface) {
     const type = checker.getDeclaredTypeOfSymbol(sym);
-    if (flags & ts.SymbolFlags.Interface || type.isUnion() || type.getProperties().length === 0) {
-      const props = type.getProperties().map((p) => p.name);
-      if (props.length && !type.isUnion()) return [`${exported} { ${props.join(', ')} }`];
-      const text = oneLine(checker.typeToString(type, decl, format));
-      return [`${exported} = ${text.length > 300 ? `${text.slice(0, 297)}...` : text}`];
-    }
-    return [
-      `${exported} { ${type
-        .getProperties()
-        .map((p) => p.name)
-        .join(', ')} }`,
-    ];
+    return [`${exported} { ${type.getProperties().map(propName).join(', ')} }`];
+  }
+  if (flags & ts.SymbolFlags.TypeAlias) {
+    // The alias as written (stable, and says what it is: a union, z.infer<...>, a Map, ...).
+    const node = sym.declarations?.find(ts.isTypeAliasDeclaration);
+    const text = node ? oneLine(node.type.getText()) : '?';
+    return [`${exported} = ${text.length > 300 ? `${text.slice(0, 297)}...` : text}`];
   }
   return [exported];
 }
