@@ -31,6 +31,12 @@ export {
 export { JsonlAppender, type JsonlAppenderOptions } from './io/jsonl-appender.js';
 export { isGzipFile, type Line, readLines } from './io/lines.js';
 export {
+  type ResolveInsideOptions,
+  resolveInside,
+  UnsafePathError,
+  unsafePathReason,
+} from './io/resolve-inside.js';
+export {
   compareBytesDesc,
   rankTopic,
   readQrels,

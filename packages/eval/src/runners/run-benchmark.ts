@@ -9,7 +9,14 @@
  *   manifest.json                config, formatter, dataset revisions, timings, output digests
  */
 import { join } from 'node:path';
-import { EvaluationResult, type InstructedSet, writeJsonAtomic, writeManifest, writeRun } from '@dv/core';
+import {
+  EvaluationResult,
+  type InstructedSet,
+  resolveInside,
+  writeJsonAtomic,
+  writeManifest,
+  writeRun,
+} from '@dv/core';
 import { plainMean } from '../metrics/followir-score.js';
 import type { Ranker } from '../search/ranker.js';
 import { type BenchmarkProfileName, benchmarkProfiles, type ScoreOptions } from './benchmark-profiles.js';
@@ -54,6 +61,13 @@ export async function runBenchmark(
   const timings: Record<string, number> = {};
   const revisions: Record<string, string> = {};
   const started = performance.now();
+  // Set names come from data (a --set file, a folder name): check them all before ranking.
+  const where = (set: InstructedSet, file = '') =>
+    resolveInside(options.outDir, `${set.name}${file}`, {
+      what: 'set name',
+      ...(set.origin ? { source: set.origin } : {}),
+    });
+  for (const set of sets) where(set);
   for (const set of sets) {
     const t0 = performance.now();
     if (profile.task === 'rerank' && !set.candidates)
@@ -63,7 +77,7 @@ export async function runBenchmark(
       onMode: (mode, n) => log(`${set.name}: ranking ${n} queries (${mode})`),
     });
     for (const [mode, run] of Object.entries(runs)) {
-      const path = join(options.outDir, set.name, `${mode}.run`);
+      const path = join(where(set), `${mode}.run`);
       await writeRun(path, run!, ranker.name.replace(/\s+/g, '_'));
       outputs.push(path);
     }
@@ -85,9 +99,9 @@ export async function runBenchmark(
       manifest: 'manifest.json',
     });
     results.push(result);
-    const resultPath = join(options.outDir, `${set.name}.json`);
+    const resultPath = where(set, '.json');
     await writeJsonAtomic(resultPath, result);
-    const mtebPath = join(options.outDir, `${set.name}.mteb.json`);
+    const mtebPath = where(set, '.mteb.json');
     await writeJsonAtomic(mtebPath, {
       task_name: set.name,
       dataset_revision: set.revision ?? null,
