@@ -5,7 +5,9 @@
  * cache; with `retryFailed`, `failed` records are redone) -> backend -> parse (an unparsable
  * answer from a stochastic backend is asked again, up to `parseRetries`) -> guardrails ->
  * verification (when a judge is given) -> one `SynthesisRecord` appended to `log.jsonl`
- * (append-only, one write per record, secrets redacted). A `kill -9` loses at most the records
+ * (append-only, one write per record). A record holds what a remote server sent, which may echo
+ * the key: its strings are redacted of the configured key *values* (never by word shape, so
+ * answers are otherwise kept byte for byte). A `kill -9` loses at most the records
  * in flight; the rerun redoes exactly those, so the outputs hold no duplicate and no lost seed.
  *
  * The cost cap and an endpoint that refuses the key (401/403) stop dispatching cleanly: nothing

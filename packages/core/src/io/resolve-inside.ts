@@ -17,9 +17,8 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { DataError } from '../errors.js';
 
-export class UnsafePathError extends DataError {
-  override readonly name = 'UnsafePathError';
-}
+/** A name from data or a server that would not stay inside its root (a DataError: exit 1). */
+export class UnsafePathError extends DataError {}
 
 export interface ResolveInsideOptions {
   /** `name`: one path segment (default); `path`: a relative path with `/` between segments. */
