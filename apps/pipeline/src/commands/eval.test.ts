@@ -352,6 +352,6 @@ describe('dv eval run', () => {
     );
     const r2 = await dv(['eval', 'run', '--benchmark', 'mini', '--model', 'bm25']);
     expect(r2.code).toBe(2);
-    expect(r2.stderr).toContain('mini needs --data DIR');
+    expect(r2.stderr).toContain('mini-followir needs --data DIR');
   });
 });

@@ -270,7 +270,9 @@ describe('dv synth', () => {
   it('bad usage is exit 2 with the option named', async () => {
     const r = await dv(['synth', '--seeds', 'x.jsonl', '--out', tmp(), '--backend', 'magic']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("--backend must be one of offline, openai, batch-export, batch-import, got 'magic'");
+    expect(r.stderr).toContain(
+      "--backend must be one of offline, openai, batch-export, batch-import, got 'magic'",
+    );
     const r2 = await dv(['synth', '--seeds', 'x.jsonl', '--out', tmp(), '--backend', 'openai']);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain('--base-url is required');

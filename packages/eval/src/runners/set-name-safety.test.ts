@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { UnsafePathError } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import { Bm25Ranker } from '../encoders/bm25.js';
+import { BENCHMARKS } from '../tasks/task-registry.js';
 import { tinyFollowIrSet } from '../test-utils/test-sets.js';
 import { readInstructedSetJson, writeInstructedSetJson } from './instructed-set-json.js';
 import { runBenchmark } from './run-benchmark.js';
@@ -27,8 +28,7 @@ describe('set names never escape --out (issue 12 item 1)', () => {
     for (const name of ['../../ESCAPED', '..', '/tmp/ESCAPED', 'a\0b']) {
       await expect(
         runBenchmark([{ ...tinyFollowIrSet(), name }], new Bm25Ranker(), {
-          benchmark: 'mini',
-          profile: 'followir',
+          benchmark: BENCHMARKS['mini-followir'],
           outDir: out,
         }),
       ).rejects.toThrow(UnsafePathError);
