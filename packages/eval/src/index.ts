@@ -44,6 +44,7 @@ export {
 export { precisionAt, recallAt } from './metrics/precision-recall.js';
 export { type RankOptions, rankIn, rankMap, type TieBreak } from './metrics/rank-of.js';
 export { reciprocalRank } from './metrics/reciprocal-rank.js';
+export { formatTrecFloat, trecEvalText } from './metrics/trec-eval-text.js';
 export {
   type MeasureFamily,
   type MeasureFamilyName,

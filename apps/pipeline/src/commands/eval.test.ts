@@ -80,7 +80,7 @@ describe('dv eval trec', () => {
       'non-numeric score',
       'run',
       '1 Q0 a 1 0.5 t\n1 Q0 b 2 high t\n',
-      /run-bad:2: score must be a finite number/,
+      /run-bad:2: score must be a number/,
     ],
     [
       'duplicate doc per topic',

@@ -22,6 +22,7 @@ import {
   createRanker,
   EmbeddingCache,
   evaluateRun,
+  formatTrecFloat,
   loadBenchmarkSets,
   MissingTopicError,
   modelFactories,
@@ -32,6 +33,7 @@ import {
   readInstructedSetJson,
   runBenchmark,
   type TieBreak,
+  trecEvalText,
   UnknownTaskError,
 } from '@dv/eval';
 import { type Command, requireString, UsageError } from '../cli-kit.js';
@@ -44,7 +46,10 @@ const trecCommand: Command = {
 prints trec_eval-named measures (trec_eval 9.0.8 semantics: score descending, ties by doc id
 descending, scores rounded to float32 as pytrec_eval does; mean over topics in both files).
 Measures: ndcg_cut.K, ndcg, map_cut.K, map, P.K, recall.K, recip_rank, recip_rank_cut.K (MRR@K).
-Without --json the output is trec_eval's: "measure<TAB>qid|all<TAB>value" (4 decimals).`,
+Without --json the output is trec_eval's, byte for byte: "measure<TAB>qid|all<TAB>value" (printf
+%.4f: exact ties round to even); --per-query groups lines by topic as trec_eval -q does.
+Inputs as trec_eval reads them: 6+ run columns (extra ignored), grades like 1.0, inf/-inf scores;
+blank lines are refused (as trec_eval does); fractional grades and NaN scores are refused (see the message).`,
   options: {
     qrels: { type: 'string', description: 'TREC qrels file', valueName: 'FILE' },
     run: { type: 'string', description: 'TREC run file', valueName: 'FILE' },
@@ -77,16 +82,7 @@ Without --json the output is trec_eval's: "measure<TAB>qid|all<TAB>value" (4 dec
       ctx.stdout.write(`${JSON.stringify(out)}\n`);
       return 0;
     }
-    const lines: string[] = [];
-    for (const s of specs) {
-      if (perQuery) {
-        for (const [qid, row] of Object.entries(e.perQuery)) {
-          lines.push(`${s.name.padEnd(22)}\t${qid}\t${row[s.name]!.toFixed(4)}`);
-        }
-      }
-      lines.push(`${s.name.padEnd(22)}\tall\t${e.means[s.name]!.toFixed(4)}`);
-    }
-    ctx.stdout.write(`${lines.join('\n')}\n`);
+    ctx.stdout.write(trecEvalText(e, specs, { perQuery }));
     ctx.stderr.write(`${e.numQueries} topics evaluated\n`);
     return 0;
   },
@@ -148,8 +144,9 @@ fraction in [-1, 1] ("p_mrr"); papers report x100. Ties: doc id descending (mteb
       ctx.stdout.write(`${JSON.stringify({ p_mrr: r.pMrr, per_query: r.perQuery })}\n`);
       return 0;
     }
-    for (const [qid, v] of Object.entries(r.perQuery)) ctx.stdout.write(`p_mrr\t${qid}\t${v.toFixed(4)}\n`);
-    ctx.stdout.write(`p_mrr\tall\t${r.pMrr.toFixed(4)}\n`);
+    for (const [qid, v] of Object.entries(r.perQuery))
+      ctx.stdout.write(`p_mrr\t${qid}\t${formatTrecFloat(v)}\n`);
+    ctx.stdout.write(`p_mrr\tall\t${formatTrecFloat(r.pMrr)}\n`);
     ctx.stderr.write(
       `p-MRR ${(r.pMrr * 100).toFixed(2)} (x100) over ${r.numQueries} topics, ${r.numChangedDocs} changed docs\n`,
     );
