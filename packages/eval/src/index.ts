@@ -14,6 +14,7 @@ export {
   OnnxEncoder,
   type OnnxEncoderOptions,
   type OnnxPooling,
+  onnxModelName,
 } from './encoders/onnx-encoder.js';
 export { OpenAiEmbeddingsEncoder, type OpenAiEmbeddingsOptions } from './encoders/openai-embeddings.js';
 export { TfjsEncoder, type TfjsEncoderOptions, type TfjsPooling } from './encoders/tfjs-encoder.js';

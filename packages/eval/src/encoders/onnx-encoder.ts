@@ -12,7 +12,7 @@
  * `settings` pins the model and tokenizer by SHA-256, so cached embeddings follow the files.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { DataError, defaultFormatterSettings, type FormatterSettings, hashFile } from '@dv/core';
 import * as ort from 'onnxruntime-node';
 import { Tokenizer } from 'tokenizers';
@@ -48,6 +48,18 @@ export function modelMaxLength(dir: string): number {
   return 512;
 }
 
+/**
+ * A model's name in summaries and run tags: `onnx:<folder>@<first 8 hex of the model's
+ * sha256>`, where <folder> is the model folder (the parent of `onnx/` for the Hugging Face
+ * layout `DIR/onnx/model.onnx`). Every HF export used to be `onnx:onnx/model.onnx` (issue 12
+ * item 11); the digest also tells apart two folders with the same name.
+ */
+export function onnxModelName(modelPath: string, modelSha256: string): string {
+  const parent = dirname(resolve(modelPath));
+  const folder = basename(parent) === 'onnx' ? basename(dirname(parent)) : basename(parent);
+  return `onnx:${folder}@${modelSha256.slice(0, 8)}`;
+}
+
 export class OnnxEncoder implements Encoder {
   readonly name: string;
   readonly formatter: FormatterSettings;
@@ -61,7 +73,7 @@ export class OnnxEncoder implements Encoder {
     private readonly options: OnnxEncoderOptions,
     digests: { model: string; tokenizer: string },
   ) {
-    this.name = options.name ?? `onnx:${basename(dirname(options.modelPath))}/${basename(options.modelPath)}`;
+    this.name = options.name ?? onnxModelName(options.modelPath, digests.model);
     this.formatter = options.formatter ?? defaultFormatterSettings;
     this.settings = {
       backend: 'onnxruntime-node',
