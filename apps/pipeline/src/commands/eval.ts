@@ -11,6 +11,7 @@ import {
   DataError,
   FormatterSettings,
   type InstructedSet,
+  prepareOutputDir,
   readQrels,
   readRun,
 } from '@dv/core';
@@ -36,7 +37,7 @@ import {
   trecEvalText,
   UnknownTaskError,
 } from '@dv/eval';
-import { type Command, requireString, UsageError } from '../cli-kit.js';
+import { type Command, enumOption, numberOption, requireString, UsageError } from '../cli-kit.js';
 
 const trecCommand: Command = {
   name: 'trec',
@@ -123,7 +124,7 @@ fraction in [-1, 1] ("p_mrr"); papers report x100. Ties: doc id descending (mteb
     };
     const tieBreak = String(ctx.values['tie-break']);
     if (tieBreak !== 'docid-desc' && tieBreak !== 'insertion')
-      throw new UsageError(`--tie-break must be docid-desc or insertion, not '${tieBreak}'`);
+      throw new UsageError(`--tie-break must be one of docid-desc, insertion, got '${tieBreak}'`);
     const [qrelsOg, qrelsChanged, runOg, runChanged] = await Promise.all([
       readQrels(paths.qrelsOg),
       readQrels(paths.qrelsChanged),
@@ -220,12 +221,14 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
       default: 'paper',
     },
     json: { type: 'boolean', description: 'print the summary as JSON instead of the table' },
+    force: {
+      type: 'boolean',
+      description: "replace another run's outputs in --out (the same run reruns in place)",
+    },
   },
   async run(ctx) {
     const name = requireString(ctx, 'benchmark');
-    const variant = String(ctx.values['infosearch-variant']);
-    if (variant !== 'paper' && variant !== 'code')
-      throw new UsageError(`--infosearch-variant must be paper or code, not '${variant}'`);
+    const variant = enumOption(ctx, 'infosearch-variant', ['paper', 'code'] as const) ?? 'paper';
     let bench: ReturnType<typeof benchmarkEntry>;
     try {
       bench = benchmarkEntry(name);
@@ -237,11 +240,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
     const files = (ctx.values.set as string[] | undefined) ?? [];
     const data = typeof ctx.values.data === 'string' ? resolve(ctx.values.data) : undefined;
     if (files.length > 0 && data) throw new UsageError('give --data or --set, not both');
-    let topK: number | undefined;
-    if (ctx.values['top-k'] !== undefined) {
-      topK = Number(ctx.values['top-k']);
-      if (!Number.isInteger(topK) || topK < 1) throw new UsageError('--top-k must be a positive integer');
-    }
+    const topK = numberOption(ctx, 'top-k', { integer: true, positive: true });
     let sets: InstructedSet[];
     try {
       sets =
@@ -284,9 +283,32 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
         }),
       });
     } catch (err) {
-      throw new UsageError((err as Error).message);
+      // a spec we do not know is usage (2); a model that fails to load or answer is a failure (1)
+      const message = (err as Error).message;
+      if (/^unknown model|needs a model/.test(message)) throw new UsageError(message);
+      if (err instanceof DataError) throw err;
+      throw new DataError(`cannot load model '${spec}': ${message}`);
     }
     const outDir = resolve(String(ctx.values.out));
+    // one run per folder: the same settings rerun in place, others need another --out or --force
+    const claimed = await prepareOutputDir(outDir, {
+      kind: 'eval-run',
+      identity: {
+        benchmark: bench.name,
+        model: spec,
+        sets: files.map((f) => resolve(f)),
+        data: data ?? null,
+        topK: topK ?? null,
+        variant,
+        prefixes: [ctx.values['query-prefix'] ?? '', ctx.values['document-prefix'] ?? ''],
+        instructionFirst: Boolean(ctx.values['instruction-first']),
+      },
+      force: ctx.values.force === true,
+    });
+    if (claimed.removed.length)
+      ctx.stderr.write(
+        `note: --force removed ${claimed.removed.length} files of the previous run in ${outDir}\n`,
+      );
     const progress = createProgress({ label: `eval ${name}`, total: sets.length, unit: 'sets' });
     const summary = await runBenchmark(sets, ranker, {
       benchmark: bench,

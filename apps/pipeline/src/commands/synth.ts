@@ -6,7 +6,8 @@
  *   dv synth merge --seeds FILE --out DIR SHARD_DIR...
  *   dv synth mix --from DIR --out DIR --budget N [--general FILE] [--formats ...]
  */
-import { DataError, type DataMix, presets, SynthesisConfig } from '@dv/core';
+import { resolve } from 'node:path';
+import { DataError, type DataMix, prepareOutputDir, presets, SynthesisConfig } from '@dv/core';
 import {
   createBatchResultsBackend,
   createLexicalJudge,
@@ -254,6 +255,7 @@ sentence-transformers and FlagEmbedding files.`,
       description: 'cap on negatives in sentence-transformers rows',
       valueName: 'N',
     },
+    force: { type: 'boolean', description: "replace another mix build's outputs in --out" },
   },
   async run(ctx) {
     const budget = num(ctx, 'budget');
@@ -270,14 +272,27 @@ sentence-transformers and FlagEmbedding files.`,
     const k = num(ctx, 'instruction-examples');
     const maxNegatives = num(ctx, 'max-negatives');
     const outDir = requireString(ctx, 'out');
+    const synthDir = requireString(ctx, 'from');
+    const seed = num(ctx, 'seed') ?? 13;
+    // a folder holds one mix build: other settings need another --out or --force (which
+    // removes the old mixes, so mixes.json and the manifest list exactly what is there)
+    const claimed = await prepareOutputDir(outDir, {
+      kind: 'synth-mix',
+      identity: { synthDir: resolve(synthDir), budget, k, generalPath, mixes, seed, formats, maxNegatives },
+      force: ctx.values.force === true,
+    });
+    if (claimed.removed.length)
+      ctx.stderr.write(
+        `note: --force removed ${claimed.removed.length} files of the previous mixes in ${outDir}\n`,
+      );
     const res = await writeMixes({
-      synthDir: requireString(ctx, 'from'),
+      synthDir,
       outDir,
       budget,
       ...(generalPath ? { generalPath } : {}),
       ...(k !== undefined ? { instructionExamples: k } : {}),
       ...(maxNegatives !== undefined ? { maxNegatives } : {}),
-      seed: num(ctx, 'seed') ?? 13,
+      seed,
       formats: formats as TrainerFormat[],
       ...(mixes.length ? { mixes: mixes as DataMix[] } : {}),
       // the exported query/document strings use the one formatter, recorded in the manifest

@@ -14,6 +14,7 @@
 import { existsSync } from 'node:fs';
 import {
   contentHash,
+  DataError,
   defaultFormatterSettings,
   type FormatterSettings,
   JsonlAppender,
@@ -105,11 +106,20 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
   private async request(batch: string[]): Promise<Float32Array[]> {
     this.requests.sent++;
     this.requests.texts += batch.length;
-    const res = await this.client.embeddings.create({
-      model: this.options.model,
-      input: batch,
-      ...(this.options.dimensions ? { dimensions: this.options.dimensions } : {}),
-    });
+    let res: Awaited<ReturnType<OpenAI['embeddings']['create']>>;
+    try {
+      res = await this.client.embeddings.create({
+        model: this.options.model,
+        input: batch,
+        ...(this.options.dimensions ? { dimensions: this.options.dimensions } : {}),
+      });
+    } catch (err) {
+      // a remote failure (closed port, 401, 500, non-JSON body) is a failed run (exit 1), with the endpoint named
+      const cause = (err as { cause?: { message?: string } }).cause?.message;
+      throw new DataError(
+        `embeddings request to ${this.client.baseURL} failed: ${(err as Error).message}${cause ? ` (${cause})` : ''}`,
+      );
+    }
     if (res.data.length !== batch.length)
       throw new Error(`embeddings endpoint returned ${res.data.length} vectors for ${batch.length} inputs`);
     const out: Float32Array[] = new Array(batch.length);
