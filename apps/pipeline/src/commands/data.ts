@@ -1,6 +1,6 @@
 /** `dv data ...`: the mini world and dataset loaders (@dv/data). */
 import { join, resolve } from 'node:path';
-import { type InstructedSet, prepareOutputDir, unsafePathReason } from '@dv/core';
+import { DataError, type InstructedSet, prepareOutputDir, unsafePathReason } from '@dv/core';
 import {
   buildMiniWorld,
   downloadDataset,
@@ -236,13 +236,24 @@ or any dataset repo at an explicit revision, resumably, into the cache (DV_HUB_C
       },
     };
     let got: Awaited<ReturnType<typeof downloadDataset>>;
-    if (name !== undefined) {
-      if (!(name in HUB_DATASETS))
-        throw new UsageError(`unknown dataset '${name}'; one of: ${Object.keys(HUB_DATASETS).join(', ')}`);
-      got = await fetchRegisteredDataset(name, { ...common, ...(revision ? { revision } : {}) });
-    } else {
-      if (!revision) throw new UsageError('--repo needs --revision (a commit)');
-      got = await downloadDataset(String(repo), revision, common);
+    try {
+      if (name !== undefined) {
+        if (!(name in HUB_DATASETS))
+          throw new UsageError(`unknown dataset '${name}'; one of: ${Object.keys(HUB_DATASETS).join(', ')}`);
+        got = await fetchRegisteredDataset(name, { ...common, ...(revision ? { revision } : {}) });
+      } else {
+        if (!revision) throw new UsageError('--repo needs --revision (a commit)');
+        got = await downloadDataset(String(repo), revision, common);
+      }
+    } catch (err) {
+      // fetch() reports a closed port or DNS failure as a bare TypeError: name the endpoint
+      if (err instanceof TypeError && /fetch failed/.test(err.message)) {
+        const cause = (err as { cause?: { message?: string } }).cause?.message ?? err.message;
+        throw new DataError(
+          `cannot reach the Hub at ${process.env.HF_ENDPOINT ?? 'https://huggingface.co'}: ${cause} (set HF_ENDPOINT, or use --offline with a filled cache)`,
+        );
+      }
+      throw err;
     }
     ctx.stdout.write(`${got.repo}@${got.commit}: ${got.files.length} files in ${got.dir}\n`);
     return 0;

@@ -82,7 +82,14 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
       }
       e.appender = new JsonlAppender(options.cacheFile, CacheLine);
     }
-    if (!e._dim) e._dim = (await e.embed(['dimension probe']))[0]!.length;
+    if (!e._dim) {
+      e.probing = true;
+      try {
+        e._dim = (await e.embed(['dimension probe']))[0]!.length;
+      } finally {
+        e.probing = false;
+      }
+    }
     return e;
   }
 
@@ -103,16 +110,24 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
     return contentHash({ model: this.options.model, dimensions: this.options.dimensions ?? null, text }, 32);
   }
 
+  /** True during the dimension probe (see `request`). */
+  private probing = false;
+
   private async request(batch: string[]): Promise<Float32Array[]> {
     this.requests.sent++;
     this.requests.texts += batch.length;
     let res: Awaited<ReturnType<OpenAI['embeddings']['create']>>;
     try {
-      res = await this.client.embeddings.create({
-        model: this.options.model,
-        input: batch,
-        ...(this.options.dimensions ? { dimensions: this.options.dimensions } : {}),
-      });
+      res = await this.client.embeddings.create(
+        {
+          model: this.options.model,
+          input: batch,
+          ...(this.options.dimensions ? { dimensions: this.options.dimensions } : {}),
+        },
+        // the first request of a run learns whether the endpoint is there at all: one retry, not
+        // five with backoff, so a closed port fails in about a second (issue 12: fail fast)
+        this.probing ? { maxRetries: 1 } : undefined,
+      );
     } catch (err) {
       // a remote failure (closed port, 401, 500, non-JSON body) is a failed run (exit 1), with the endpoint named
       const cause = (err as { cause?: { message?: string } }).cause?.message;
