@@ -123,7 +123,7 @@ export async function runCommand(
     const next = cmd.subcommands.find((c) => c.name === rest[0]);
     if (!next) {
       io.stderr.write(
-        `dv: unknown command '${[...path, rest[0]].join(' ')}'. Run 'dv ${path.join(' ')} --help'.\n`,
+        `dv: unknown command '${[...path, rest[0]].join(' ')}'. Run '${['dv', ...path].join(' ')} --help'.\n`,
       );
       return 2;
     }
@@ -154,10 +154,24 @@ export async function runCommand(
     const options = Object.fromEntries(
       Object.entries(cmd.options ?? {}).map(([k, { description: _d, valueName: _v, ...o }]) => [k, o]),
     ) as ParseArgsConfig['options'];
+    // `--limit -5` would be read as an option "-5": join a negative number to its string option,
+    // so the value reaches the typed parser and gets a message about the value
+    const stringOptions = new Set(
+      Object.entries(cmd.options ?? {})
+        .filter(([, o]) => o.type === 'string')
+        .map(([k]) => `--${k}`),
+    );
+    const args = rest.flatMap((a, i) =>
+      i > 0 && stringOptions.has(rest[i - 1]!) && /^-\d/.test(a)
+        ? []
+        : stringOptions.has(a) && /^-\d/.test(rest[i + 1] ?? '')
+          ? [`${a}=${rest[i + 1]}`]
+          : [a],
+    );
     let parsed: ReturnType<typeof parseArgs>;
     try {
       parsed = parseArgs({
-        args: rest,
+        args,
         options,
         allowPositionals: cmd.allowPositionals ?? false,
         strict: true,

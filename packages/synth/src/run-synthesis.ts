@@ -221,7 +221,9 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
       }
     } catch (err) {
       if (stopsRun(err)) return;
-      if (err instanceof TaskPending) {
+      // pending: a batch answer not there yet, or a request that never reached a server (the
+      // seed was not processed, so nothing is recorded and a rerun picks it up)
+      if (err instanceof TaskPending || (err instanceof BackendError && err.reason === 'connection')) {
         counts.pending++;
         return;
       }

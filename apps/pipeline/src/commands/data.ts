@@ -140,13 +140,23 @@ other files) is refused unless --force is given.`,
       identity: { ...checked.data, wordnetDir: typeof wordnetDir === 'string' ? resolve(wordnetDir) : null },
       force: ctx.values.force === true,
     });
-    const r = await buildMiniWorld({
-      ...raw,
-      ...(typeof wordnetDir === 'string' ? { wordnetDir } : {}),
-      out,
-      force: ctx.values.force === true,
-      command: ['dv', 'data', 'build-mini', ...process.argv.slice(4)],
-    });
+    let r: Awaited<ReturnType<typeof buildMiniWorld>>;
+    try {
+      r = await buildMiniWorld({
+        ...raw,
+        ...(typeof wordnetDir === 'string' ? { wordnetDir } : {}),
+        out,
+        force: ctx.values.force === true,
+        command: ['dv', 'data', 'build-mini', ...process.argv.slice(4)],
+      });
+    } catch (err) {
+      // sizes WordNet cannot fill ("only 10654 ambiguous lemmas for 20000 test + 5 dev") are options problems
+      if (!(err instanceof DataError) && /lemmas/.test((err as Error).message))
+        throw new UsageError(
+          `${(err as Error).message}; lower --test-lemmas, --dev-lemmas or --train-lemmas`,
+        );
+      throw err;
+    }
     const s = r.stats;
     const w = (line: string) => ctx.stdout.write(`${line}\n`);
     w(

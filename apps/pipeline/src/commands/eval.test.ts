@@ -76,12 +76,7 @@ describe('dv eval trec', () => {
 
   const bad: Array<[string, string, string, RegExp]> = [
     ['run with 5 columns', 'run', '1 Q0 a 1 0.5\n', /run-bad:1: run line needs 6 columns/],
-    [
-      'non-numeric score',
-      'run',
-      '1 Q0 a 1 0.5 t\n1 Q0 b 2 high t\n',
-      /run-bad:2: score must be a number/,
-    ],
+    ['non-numeric score', 'run', '1 Q0 a 1 0.5 t\n1 Q0 b 2 high t\n', /run-bad:2: score must be a number/],
     [
       'duplicate doc per topic',
       'run',

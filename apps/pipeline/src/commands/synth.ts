@@ -7,7 +7,7 @@
  *   dv synth mix --from DIR --out DIR --budget N [--general FILE] [--formats ...]
  */
 import { resolve } from 'node:path';
-import { DataError, type DataMix, prepareOutputDir, presets, SynthesisConfig } from '@dv/core';
+import { type DataMix, prepareOutputDir, presets, SynthesisConfig } from '@dv/core';
 import {
   createBatchResultsBackend,
   createLexicalJudge,
@@ -365,6 +365,16 @@ reached (3 connection failures in a row stop the run); 2 bad usage; 3 partial: s
     const priceIn = num(ctx, 'price-in');
     const priceOut = num(ctx, 'price-out');
     const baseURLs = list(ctx, 'base-url');
+    for (const u of baseURLs) {
+      let url: URL | undefined;
+      try {
+        url = new URL(u);
+      } catch {}
+      if (!url || !['http:', 'https:'].includes(url.protocol))
+        throw new UsageError(
+          `--base-url must be an http(s) URL such as http://127.0.0.1:8000/v1, got '${u}'`,
+        );
+    }
     const parsed = SynthesisConfig.safeParse({
       ...preset.config.synthesis,
       backend: backendName,
@@ -533,7 +543,12 @@ reached (3 connection failures in a row stop the run); 2 bad usage; 3 partial: s
       );
       return EXIT.failed;
     }
-    if (summary.pending > 0 && !batch) throw new DataError(`${summary.pending} seeds have no record`);
+    if (summary.pending > 0 && !batch) {
+      ctx.stderr.write(
+        `partial: ${summary.pending} seeds have no record (the endpoint could not be reached for them); rerun to continue.\n`,
+      );
+      return EXIT.partial;
+    }
     return synthExitCode(summary, ctx.stderr);
   },
 };

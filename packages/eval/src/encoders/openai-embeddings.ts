@@ -135,6 +135,10 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
         `embeddings request to ${this.client.baseURL} failed: ${(err as Error).message}${cause ? ` (${cause})` : ''}`,
       );
     }
+    if (!res || !Array.isArray(res.data))
+      throw new DataError(
+        `embeddings endpoint ${this.client.baseURL} answered without a "data" array (not an OpenAI-compatible JSON body)`,
+      );
     if (res.data.length !== batch.length)
       throw new Error(`embeddings endpoint returned ${res.data.length} vectors for ${batch.length} inputs`);
     const out: Float32Array[] = new Array(batch.length);
