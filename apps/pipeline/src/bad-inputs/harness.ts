@@ -7,7 +7,7 @@
  * half-written file (atomic-write temporaries, partial downloads).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCommand } from '../cli-kit.js';
@@ -63,6 +63,21 @@ export interface CaseOutcome {
   outside: string[];
   halfWritten: string[];
   problems: string[];
+}
+
+/** The API key the remote cases set (OPENAI_API_KEY); it must appear nowhere. */
+export const SUITE_KEY = 'sk-suite-0123456789abcdef';
+
+function filesText(dir: string): string {
+  return filesUnder(dir)
+    .map((p) => {
+      try {
+        return readFileSync(join(dir, p), 'utf8');
+      } catch {
+        return '';
+      }
+    })
+    .join('\n');
 }
 
 const STACK = /^\s+at .+(:\d+:\d+\)?|\(native\))$/m;
@@ -216,6 +231,9 @@ export async function runCase(
   for (const n of c.expect.names?.(f) ?? [])
     if (!all.includes(n)) problems.push(`message does not name ${n}`);
   if (stackTrace) problems.push('stack trace or internal error');
+  // the key the remote cases configure must never be printed (messages are redacted)
+  if (all.includes(SUITE_KEY) || filesText(join(root, c.id)).includes(SUITE_KEY))
+    problems.push('the API key was printed or written');
   if (outside.length) problems.push(`wrote outside --out: ${outside.join(', ')}`);
   if (halfWritten.length) problems.push(`half-written files: ${halfWritten.join(', ')}`);
   return {

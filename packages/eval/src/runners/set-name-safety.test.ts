@@ -38,3 +38,23 @@ describe('set names never escape --out (issue 12 item 1)', () => {
     expect(existsSync('/tmp/ESCAPED')).toBe(false);
   });
 });
+
+describe('the eval manifest lists exactly the files of its folder (issue 12 item 5)', () => {
+  it('every file but the manifest is listed, and every listed file exists', async () => {
+    const { readFileSync } = await import('node:fs');
+    const out = mkdtempSync(join(tmpdir(), 'dv-manifest-'));
+    const s = await runBenchmark([tinyFollowIrSet()], new Bm25Ranker(), {
+      benchmark: BENCHMARKS['mini-followir'],
+      outDir: out,
+    });
+    const listed = (JSON.parse(readFileSync(s.manifest, 'utf8')).outputs as Array<{ path: string }>)
+      .map((o) => o.path)
+      .sort();
+    const present = readdirSync(out, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name).slice(out.length + 1))
+      .filter((p) => p !== 'manifest.json')
+      .sort();
+    expect(listed).toEqual(present);
+  });
+});
