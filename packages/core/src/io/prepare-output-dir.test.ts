@@ -25,6 +25,7 @@ describe('prepareOutputDir', () => {
     writeFileSync(join(dir, 'notes.txt'), 'mine');
     await writeManifest(dir, {
       kind: 'synth-mix',
+      config: {},
       outputs: [join(dir, 'ins-dv', 'train.jsonl'), join(dir, 'mixes.json')],
     });
     const r = await prepareOutputDir(dir, { kind: 'synth-mix', identity: 2, force: true });
