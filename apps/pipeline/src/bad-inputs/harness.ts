@@ -202,7 +202,7 @@ export async function runCase(
   );
   const halfWritten = filesUnder(root).filter((p) => p.startsWith(`${c.id}/`) && HALF.test(p));
   const command = `dv ${argv
-    .map((a) => (a.startsWith(root) ? a.replace(root, '$T') : a))
+    .map((a) => a.split(root).join('$T'))
     .map((a) => (/[\s"'\\]/.test(a) || a === '' ? JSON.stringify(a) : a))
     .join(' ')}`;
   const problems: string[] = [];

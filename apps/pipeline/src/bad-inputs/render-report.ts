@@ -5,6 +5,8 @@ import type { CaseOutcome } from './harness.js';
 const cell = (s: string) =>
   s
     .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control bytes are what we escape
+    .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
     .replace(/\|/g, '\\|')
     .replace(/\n/g, ' ')
     .slice(0, 240);

@@ -214,7 +214,7 @@ describe('dv synth', () => {
     expect(jsonl(join(mixOut, 'ins-dv', 'tevatron.jsonl'))).toHaveLength(budget);
     const bad = await dv(['synth', 'mix', '--from', merged, '--out', tmp(), '--budget', '2000']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/Ins-DV needs N\/2 = 1000 accepted pairs/);
+    expect(bad.stderr).toMatch(/the matched mixes need N\/2 = 1000 accepted pairs \(Ins-DV/);
     expect((await dv(['synth', '--seeds', seeds, '--out', a, '--shard', '2/2'])).code).toBe(2);
   }, 120_000);
 
