@@ -120,8 +120,8 @@ describe('verdicts are cached per judge settings (issue 12 item 4)', () => {
     const same = await run(outDir, createLexicalJudge(1.5));
     expect(same.run.reverifiedThisRun).toBe(0);
     expect(same.run.cachedThisRun).toBe(6);
-    // the text-only judge is another judge
-    expect((await run(outDir, createLexicalJudge(1.5, { useMetadata: false }))).run.reverifiedThisRun).toBe(
+    // the metadata judge is another judge
+    expect((await run(outDir, createLexicalJudge(1.5, { useMetadata: true }))).run.reverifiedThisRun).toBe(
       judged,
     );
     // no judge: the verdicts go, the answers stay
