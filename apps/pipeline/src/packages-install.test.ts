@@ -3,7 +3,7 @@
  * builds dist/), the tarballs installed into fresh npm projects outside the workspace with a plain
  * `npm install` (no flags, no npm_config_* / ONNXRUNTIME_* / DV_* variables), then used:
  *
- * - eval-only project (@dv/core + @dv/eval): validate a JSONL file, nDCG@10 and p-MRR, and no
+ * - eval-only project (@dv/eval with @dv/core and @dv/data): validate a JSONL file, nDCG@10 and p-MRR, and no
  *   TensorFlow anywhere in its node_modules;
  * - full project (all five): `npx dv-setup-tensorflow` (the one command @dv/train's README
  *   documents), then encode two texts with @dv/train on native TensorFlow, and a TypeScript
@@ -131,7 +131,7 @@ describe.skipIf(!online)('the packages installed from their tarballs by plain np
     expect(await sh('tar', ['-tzf', tgz.train!], root)).toContain('package/scripts/setup-native-tf.mjs');
   });
 
-  it('@dv/core + @dv/eval: validate a JSONL, nDCG@10 and p-MRR, with no TensorFlow installed', async () => {
+  it('@dv/eval without @dv/train: validate a JSONL, nDCG@10 and p-MRR, with no TensorFlow installed', async () => {
     const dir = project(root, 'eval-only', {
       '@dv/core': `file:${tgz.core}`,
       '@dv/eval': `file:${tgz.eval}`,

@@ -39,6 +39,19 @@ export {
 export { JsonlAppender, type JsonlAppenderOptions } from './io/jsonl-appender.js';
 export { isGzipFile, type Line, readLines } from './io/lines.js';
 export {
+  OutputDirError,
+  type PreparedOutputDir,
+  type PrepareOutputDirOptions,
+  prepareOutputDir,
+  RUN_CLAIM_FILE,
+} from './io/prepare-output-dir.js';
+export {
+  type ResolveInsideOptions,
+  resolveInside,
+  UnsafePathError,
+  unsafePathReason,
+} from './io/resolve-inside.js';
+export {
   compareBytesDesc,
   rankTopic,
   readQrels,

@@ -2,7 +2,7 @@
  * @dv/eval: trec_eval-exact metrics, p-MRR and InfoSearch's instruction metrics, exact search
  * and reranking, encoders (BM25, OpenAI-compatible embeddings, ONNX, tfjs), benchmark runners.
  *
- * Groups: metrics (pure functions) | search | encoders | runners.
+ * Groups: metrics (pure functions) | search | encoders | runners | tasks (the task registry).
  */
 
 // encoders
@@ -14,17 +14,13 @@ export {
   OnnxEncoder,
   type OnnxEncoderOptions,
   type OnnxPooling,
+  onnxModelName,
 } from './encoders/onnx-encoder.js';
 export { OpenAiEmbeddingsEncoder, type OpenAiEmbeddingsOptions } from './encoders/openai-embeddings.js';
 // metrics
 export { averagePrecision } from './metrics/average-precision.js';
 export { type EvaluateRunOptions, evaluateRun, type RunEvaluation } from './metrics/evaluate-run.js';
-export {
-  type FollowIrDatasetName,
-  followIrScoreMeasure,
-  followIrScoreMeasures,
-  plainMean,
-} from './metrics/followir-score.js';
+export { plainMean } from './metrics/followir-score.js';
 export {
   type InfoSearchInput,
   type InfoSearchOptions,
@@ -48,6 +44,7 @@ export {
 export { precisionAt, recallAt } from './metrics/precision-recall.js';
 export { type RankOptions, rankIn, rankMap, type TieBreak } from './metrics/rank-of.js';
 export { reciprocalRank } from './metrics/reciprocal-rank.js';
+export { formatTrecFloat, trecEvalText } from './metrics/trec-eval-text.js';
 export {
   type MeasureFamily,
   type MeasureFamilyName,
@@ -73,6 +70,7 @@ export {
   type BenchmarkProfileName,
   benchmarkProfiles,
   type ProfileScores,
+  type ScoreContext,
   type ScoreOptions,
 } from './runners/benchmark-profiles.js';
 export {
@@ -102,3 +100,25 @@ export {
 } from './search/exact-top-k.js';
 export { exactTopKOrt } from './search/exact-top-k-ort.js';
 export { DenseRanker, type DenseRankerOptions, type Ranker, type TextItem } from './search/ranker.js';
+// tasks
+export {
+  type LoadBenchmarkContext,
+  loadBenchmarkSets,
+  NeedsDataError,
+} from './tasks/load-benchmark-sets.js';
+export {
+  BENCHMARKS,
+  type BenchmarkEntry,
+  type BenchmarkName,
+  benchmarkEntry,
+  benchmarkNames,
+  findTask,
+  TASKS,
+  type TaskLayout,
+  type TaskMetadata,
+  type TaskName,
+  taskDatasets,
+  taskEntry,
+  taskForSet,
+  UnknownTaskError,
+} from './tasks/task-registry.js';

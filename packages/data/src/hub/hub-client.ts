@@ -39,7 +39,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { DataError, writeFileAtomic, writeJsonAtomic } from '@dv/core';
+import { DataError, resolveInside, UnsafePathError, writeFileAtomic, writeJsonAtomic } from '@dv/core';
 
 export interface HubOptions {
   /** Default `HF_ENDPOINT` or https://huggingface.co. */
@@ -102,9 +102,57 @@ export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'huggingface', 'hub');
 }
 
-/** `{cache}/datasets--org--name` (huggingface_hub's `repo_folder_name`). */
+/**
+ * `{cache}/datasets--org--name` (huggingface_hub's `repo_folder_name`). Repo ids, revisions,
+ * commits, hashes and file paths come from the user or the server, so each is checked before it
+ * becomes a path (a listing entry `../../x` must not write outside the cache; the hash check
+ * cannot help, the server supplies the hash).
+ */
 function repoDir(r: Resolved, repo: string): string {
-  return join(r.cacheDir, `${r.repoType}s--${repo.split('/').join('--')}`);
+  const parts = repo.split('/');
+  if (parts.length > 2 || !/^[\w.-]+(\/[\w.-]+)?$/.test(repo) || parts.some((p) => p === '.' || p === '..'))
+    throw new HubError(`repo id ${JSON.stringify(repo)} is not of the form OWNER/NAME`);
+  return inside(r.cacheDir, `${r.repoType}s--${repo.split('/').join('--')}`, {
+    kind: 'path',
+    what: 'repo id',
+  });
+}
+
+/** `resolveInside`, its refusal as a HubError (what callers of this module catch). */
+function inside(root: string, name: string, o: Parameters<typeof resolveInside>[2]): string {
+  try {
+    return resolveInside(root, name, o);
+  } catch (err) {
+    if (err instanceof UnsafePathError) throw new HubError(err.message);
+    throw err;
+  }
+}
+
+function checkCommit(repo: string, commit: string): string {
+  if (!COMMIT.test(commit))
+    throw new HubError(`commit ${JSON.stringify(commit)} of ${repo} is not 40 hex digits`);
+  return commit;
+}
+
+/** `snapshots/{commit}` of the repo. */
+function snapshotDir(r: Resolved, repo: string, commit: string): string {
+  return join(repoDir(r, repo), 'snapshots', checkCommit(repo, commit));
+}
+
+function filePath(r: Resolved, repo: string, commit: string, path: string): string {
+  return inside(snapshotDir(r, repo, commit), path, {
+    kind: 'path',
+    what: 'file path',
+    source: `the Hub's file list of ${repo}@${commit}`,
+  });
+}
+
+const HASH = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
+
+function blobPath(r: Resolved, repo: string, file: HubFile): string {
+  if (!HASH.test(file.hash.value))
+    throw new HubError(`${repo}/${file.path}: ${JSON.stringify(file.hash.value)} is not a sha1 or sha256`);
+  return join(repoDir(r, repo), 'blobs', file.hash.value);
 }
 
 const kind = (r: Resolved) => `${r.repoType}s`;
@@ -150,7 +198,10 @@ export async function resolveRevision(
   options: HubOptions = {},
 ): Promise<string> {
   const r = resolveOptions(options);
-  const refFile = join(repoDir(r, repo), 'refs', revision);
+  const refFile = inside(join(repoDir(r, repo), 'refs'), revision, {
+    kind: 'path',
+    what: 'revision',
+  });
   if (r.offline) {
     if (COMMIT.test(revision)) return revision;
     if (existsSync(refFile)) return readFileSync(refFile, 'utf8').trim();
@@ -213,7 +264,7 @@ async function getAllPages<T>(r: Resolved, url: string, what: string): Promise<T
 /** Files of a repo at a commit (from the Hub, or the cached listing when offline). */
 export async function listFiles(repo: string, commit: string, options: HubOptions = {}): Promise<HubFile[]> {
   const r = resolveOptions(options);
-  const listing = join(repoDir(r, repo), '.dv', `${commit}.files.json`);
+  const listing = join(repoDir(r, repo), '.dv', `${checkCommit(repo, commit)}.files.json`);
   if (r.offline) {
     if (!existsSync(listing))
       throw new HubError(`offline: no cached file list for ${repo}@${commit} (${r.cacheDir})`);
@@ -225,7 +276,7 @@ export async function listFiles(repo: string, commit: string, options: HubOption
     `file list of ${repo}@${commit}`,
   );
   for (const e of tree)
-    if (e.type === 'file' && !/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(e.lfs?.oid ?? e.oid))
+    if (e.type === 'file' && !HASH.test(e.lfs?.oid ?? e.oid))
       throw new HubError(
         `file list of ${repo}@${commit}: ${e.path} has no valid hash (${e.lfs?.oid ?? e.oid})`,
       );
@@ -237,6 +288,7 @@ export async function listFiles(repo: string, commit: string, options: HubOption
       hash: e.lfs ? { algorithm: 'sha256', value: e.lfs.oid } : { algorithm: 'git-sha1', value: e.oid },
     }));
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
+  for (const f of files) filePath(r, repo, commit, f.path); // refuse the whole listing before any download
   await writeJsonAtomic(listing, files);
   return files;
 }
@@ -281,8 +333,8 @@ export async function downloadFile(
   options: HubOptions = {},
 ): Promise<string> {
   const r = resolveOptions(options);
-  const target = join(repoDir(r, repo), 'snapshots', commit, ...file.path.split('/'));
-  const blob = join(repoDir(r, repo), 'blobs', file.hash.value);
+  const target = filePath(r, repo, commit, file.path);
+  const blob = blobPath(r, repo, file);
   if (existsSync(target) && statSync(target).size === file.size) return target;
   if (existsSync(blob) && statSync(blob).size === file.size) return linkSnapshot(blob, target);
   if (r.offline)
@@ -385,7 +437,7 @@ export async function downloadDataset(
     repo,
     revision,
     commit,
-    dir: join(repoDir(resolveOptions(options), repo), 'snapshots', commit),
+    dir: snapshotDir(resolveOptions(options), repo, commit),
     files,
   };
 }

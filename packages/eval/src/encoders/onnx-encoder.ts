@@ -16,7 +16,7 @@
  * onnxruntime-node is an optional dependency, loaded on first use (see internal/onnxruntime.ts).
  */
 import { existsSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   DataError,
   defaultFormatterSettings,
@@ -50,6 +50,18 @@ export interface OnnxEncoderOptions {
 
 export { modelMaxLength };
 
+/**
+ * A model's name in summaries and run tags: `onnx:<folder>@<first 8 hex of the model's
+ * sha256>`, where <folder> is the model folder (the parent of `onnx/` for the Hugging Face
+ * layout `DIR/onnx/model.onnx`). Every HF export used to be `onnx:onnx/model.onnx` (issue 12
+ * item 11); the digest also tells apart two folders with the same name.
+ */
+export function onnxModelName(modelPath: string, modelSha256: string): string {
+  const parent = dirname(resolve(modelPath));
+  const folder = basename(parent) === 'onnx' ? basename(dirname(parent)) : basename(parent);
+  return `onnx:${folder}@${modelSha256.slice(0, 8)}`;
+}
+
 export class OnnxEncoder implements Encoder {
   readonly name: string;
   readonly formatter: FormatterSettings;
@@ -64,7 +76,7 @@ export class OnnxEncoder implements Encoder {
     private readonly options: OnnxEncoderOptions,
     digests: { model: string; tokenizer: string },
   ) {
-    this.name = options.name ?? `onnx:${basename(dirname(options.modelPath))}/${basename(options.modelPath)}`;
+    this.name = options.name ?? onnxModelName(options.modelPath, digests.model);
     this.formatter = options.formatter ?? defaultFormatterSettings;
     this.settings = {
       backend: 'onnxruntime-node',

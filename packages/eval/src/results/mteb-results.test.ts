@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Bm25Ranker } from '../encoders/bm25.js';
 import { runBenchmark } from '../runners/run-benchmark.js';
+import { BENCHMARKS } from '../tasks/task-registry.js';
 import { tinyFollowIrSet } from '../test-utils/test-sets.js';
 import { mtebMetricName, mtebModelMeta, mtebTaskResult, writeMtebResults } from './mteb-results.js';
 
@@ -104,8 +105,7 @@ describe('mteb results layout', () => {
   it('runBenchmark writes results/<model>/<revision>/<task>.json and model_meta.json that mteb loads', async () => {
     const out = mkdtempSync(join(tmpdir(), 'dv-mteb-'));
     await runBenchmark([tinyFollowIrSet()], new Bm25Ranker(), {
-      benchmark: 'mini',
-      profile: 'followir',
+      benchmark: BENCHMARKS['mini-followir'],
       outDir: out,
     });
     const dir = join(out, 'results', 'bm25', 'no_revision_available');
