@@ -132,8 +132,10 @@ describe.skipIf(!online)('the packages installed from their tarballs by plain np
   });
 
   it('@dv/eval without @dv/train: validate a JSONL, nDCG@10 and p-MRR, with no TensorFlow installed', async () => {
+    // @dv/eval's own dependencies among ours: @dv/core and @dv/data (its task registry), never @dv/train.
     const dir = project(root, 'eval-only', {
       '@dv/core': `file:${tgz.core}`,
+      '@dv/data': `file:${tgz.data}`,
       '@dv/eval': `file:${tgz.eval}`,
     });
     await sh('npm', ['install'], dir);

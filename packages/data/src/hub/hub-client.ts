@@ -166,7 +166,8 @@ async function httpError(res: Response, what: string): Promise<HubError> {
   try {
     const body = await res.text();
     try {
-      detail = (JSON.parse(body) as { error?: string }).error ?? body;
+      const e = (JSON.parse(body) as { error?: unknown }).error;
+      detail = typeof e === 'string' ? e : e === undefined ? body : JSON.stringify(e);
     } catch {
       detail = body;
     }
@@ -185,10 +186,28 @@ async function getJson<T>(r: Resolved, url: string, what: string): Promise<T> {
   try {
     res = await fetch(url, { headers: headers(r) });
   } catch (err) {
-    throw new HubError(`${what}: ${(err as Error).message} (use offline mode to read from the cache only)`);
+    throw unreachable(r, what, err);
   }
   if (!res.ok) throw await httpError(res, what);
-  return (await res.json()) as T;
+  return parseBody<T>(r, res, what);
+}
+
+function unreachable(r: Resolved, what: string, err: unknown): HubError {
+  const cause = (err as { cause?: { message?: string } }).cause?.message;
+  return new HubError(
+    `${what}: cannot reach ${r.endpoint}: ${cause ?? (err as Error).message} (use offline mode to read from the cache only)`,
+  );
+}
+
+async function parseBody<T>(r: Resolved, res: Response, what: string): Promise<T> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new HubError(
+      `${what}: ${r.endpoint} answered ${res.status} with a body that is not JSON (${JSON.stringify(text.slice(0, 60))}); is HF_ENDPOINT a Hub?`,
+    );
+  }
 }
 
 /** Resolves a revision (commit, branch or tag) to a commit, remembering it for offline use. */
@@ -252,10 +271,12 @@ async function getAllPages<T>(r: Resolved, url: string, what: string): Promise<T
     try {
       res = await fetch(next, { headers: headers(r) });
     } catch (err) {
-      throw new HubError(`${what}: ${(err as Error).message} (use offline mode to read from the cache only)`);
+      throw unreachable(r, what, err);
     }
     if (!res.ok) throw await httpError(res, what);
-    out.push(...((await res.json()) as T[]));
+    const page = await parseBody<T[]>(r, res, what);
+    if (!Array.isArray(page)) throw new HubError(`${what}: the Hub's answer is not a list of files`);
+    out.push(...page);
     next = nextLink(res.headers.get('link'), next);
   }
   return out;
