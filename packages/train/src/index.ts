@@ -4,6 +4,12 @@
  */
 
 export {
+  type CudaDeviceProbe,
+  type CudaProbeInputs,
+  decideCudaDevice,
+  detectCudaDevice,
+} from './backend/cuda-device.js';
+export {
   type BackendChoice,
   type BackendInfo,
   backendChoices,

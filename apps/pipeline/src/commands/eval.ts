@@ -39,6 +39,7 @@ import {
   type TieBreak,
 } from '@dv/eval';
 import { type Command, requireString, UsageError } from '../cli-kit.js';
+import { encodeCommand, rankerWithEmbeddings } from './eval-encode.js';
 
 const trecCommand: Command = {
   name: 'trec',
@@ -336,6 +337,11 @@ folder; CLS pooling), on the backend DV_TF_BACKEND selects (default: the fastest
       default: 'paper',
     },
     json: { type: 'boolean', description: 'print the summary as JSON instead of the table' },
+    embeddings: {
+      type: 'string',
+      description: "corpus embeddings from 'dv eval encode' (shards merged; --model encodes the queries)",
+      valueName: 'DIR',
+    },
   },
   async run(ctx) {
     const name = requireString(ctx, 'benchmark');
@@ -392,6 +398,8 @@ folder; CLS pooling), on the backend DV_TF_BACKEND selects (default: the fastest
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
+    const embeddings = typeof ctx.values.embeddings === 'string' ? resolve(ctx.values.embeddings) : undefined;
+    if (embeddings) ranker = await rankerWithEmbeddings(ranker, embeddings);
     const outDir = resolve(String(ctx.values.out));
     const progress = createProgress({ label: `eval ${name}`, total: sets.length, unit: 'sets' });
     const summary = await runBenchmark(sets, ranker, {
@@ -401,7 +409,7 @@ folder; CLS pooling), on the backend DV_TF_BACKEND selects (default: the fastest
       outDir,
       topK,
       command: process.argv.slice(2),
-      config: { sets: files.length > 0 ? files : sets.map((x) => x.origin ?? x.name), data },
+      config: { sets: files.length > 0 ? files : sets.map((x) => x.origin ?? x.name), data, embeddings },
       log: (line) => {
         progress.tick(line.includes(' in ') ? 1 : 0, line);
       },
@@ -423,5 +431,5 @@ folder; CLS pooling), on the backend DV_TF_BACKEND selects (default: the fastest
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'metrics and benchmark runs',
-  subcommands: [trecCommand, pmrrCommand, runCommand],
+  subcommands: [trecCommand, pmrrCommand, runCommand, encodeCommand],
 };
