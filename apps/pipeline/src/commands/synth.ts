@@ -26,6 +26,7 @@ import {
   writeMixes,
 } from '@dv/synth';
 import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
+import { batchCommand } from './synth-batch.js';
 
 /** Exit code of a run the cost cap stopped: outputs are consistent but seeds remain pending. */
 export const EXIT_INCOMPLETE = 4;
@@ -270,7 +271,7 @@ OpenAI Batch format), batch-import (reads --batch-output files, matched by custo
 Exit codes: 0 done, 1 bad data or the endpoint refused the key, 2 bad usage, 4 stopped by the
 cost cap (rerun to continue).`,
   options: runOptions,
-  subcommands: [mergeCommand, mixCommand],
+  subcommands: [mergeCommand, mixCommand, batchCommand],
   async run(ctx) {
     const seedsPath = requireString(ctx, 'seeds');
     const outDir = requireString(ctx, 'out');
