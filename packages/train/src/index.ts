@@ -44,7 +44,6 @@ export {
 } from './encoders/transformer-encoder.js';
 export * from './export/index.js';
 export { fusedOpsStatus } from './internal/fused-ops.js';
-export { infoNceLoss } from './losses/info-nce.js';
 export {
   type BatchExample,
   type BatchOptions,
@@ -60,8 +59,8 @@ export {
 } from './loop/contrastive-gradients.js';
 export { packBatches } from './loop/pack-batches.js';
 export { type ReadMixOptions, readMixUnits } from './loop/read-mix.js';
-export { shuffleBuffer } from './loop/shuffle-buffer.js';
 export { renderTrainEvents } from './loop/render-train-events.js';
+export { shuffleBuffer } from './loop/shuffle-buffer.js';
 export type { TrainEvent, TrainEventListener } from './loop/train-events.js';
 export {
   parseTrainerConfig,
@@ -71,6 +70,15 @@ export {
 } from './loop/train-retriever.js';
 export { createTrainedEncoderHandle, type TrainedEncoderHandle } from './loop/trained-encoder-handle.js';
 export { TrainingDivergedError } from './loop/training-diverged-error.js';
+export { infoNceLoss } from './losses/info-nce.js';
+export { ignoredLabel, type MaskedBatch, type MaskTokensOptions, maskTokens } from './mlm/mask-tokens.js';
+export { MlmHead, mlmHeadNames } from './mlm/mlm-head.js';
+export {
+  mlmDigest,
+  type PretrainMlmOptions,
+  type PretrainMlmResult,
+  pretrainMlm,
+} from './mlm/pretrain-mlm.js';
 export {
   type AdamWHyper,
   type AdamWSlots,

@@ -14,10 +14,10 @@
  * are the same function (tested to 1e-5).
  */
 import { createRng, type Rng } from '@dv/core';
+import { type Tensor, tf } from '../backend/tf.js';
 import type { ForwardInputs } from '../encoders/architectures.js';
 import type { Pooling } from '../encoders/pooling.js';
 import type { TransformerEncoder } from '../encoders/transformer-encoder.js';
-import { tf, type Tensor } from '../backend/tf.js';
 import { infoNceLoss } from '../losses/info-nce.js';
 
 export interface ContrastiveInputs {

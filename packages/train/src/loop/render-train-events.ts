@@ -49,7 +49,7 @@ export function renderTrainEvents(
       case 'export':
         progress?.done();
         progress = undefined;
-        line(`exported ${e.path} (Hugging Face + sentence-transformers, onnx/model.onnx)`);
+        line(`exported ${e.path}`);
         break;
       case 'done':
         progress?.done();

@@ -65,8 +65,8 @@ import { contrastiveGradients } from './contrastive-gradients.js';
 import { packBatches } from './pack-batches.js';
 import { readMixUnits } from './read-mix.js';
 import { shuffleBuffer } from './shuffle-buffer.js';
-import { createTrainedEncoderHandle, type TrainedEncoderHandle } from './trained-encoder-handle.js';
 import type { TrainEventListener } from './train-events.js';
+import { createTrainedEncoderHandle, type TrainedEncoderHandle } from './trained-encoder-handle.js';
 import { TrainingDivergedError } from './training-diverged-error.js';
 
 export interface TrainRetrieverOptions {
@@ -120,7 +120,11 @@ function requireFile(path: string, what: string): void {
   if (!existsSync(path)) throw new DataError(`${what} is missing`, path);
 }
 
-async function* epochBatches(data: string, config: TrainerConfig, epoch: number): AsyncGenerator<BatchExample[]> {
+async function* epochBatches(
+  data: string,
+  config: TrainerConfig,
+  epoch: number,
+): AsyncGenerator<BatchExample[]> {
   const rng = createRng(config.seed).fork(`data:epoch:${epoch}`);
   const units = readMixUnits(data, { keepNegatives: config.batch.hardNegatives });
   yield* packBatches(
@@ -171,7 +175,10 @@ async function truncateMetrics(path: string, step: number): Promise<void> {
   await writeFileAtomic(path, keep.length ? `${keep.join('\n')}\n` : '');
 }
 
-function loadInitEncoder(init: string, dropout: number | null): { encoder: TransformerEncoder; raw: unknown } {
+function loadInitEncoder(
+  init: string,
+  dropout: number | null,
+): { encoder: TransformerEncoder; raw: unknown } {
   const raw = JSON.parse(readFileSync(join(init, 'config.json'), 'utf8')) as Record<string, unknown>;
   const cfg = dropout === null ? raw : { ...raw, hidden_dropout_prob: dropout };
   const weightsPath = join(init, 'model.safetensors');
@@ -195,7 +202,9 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
 
   const dataDigest = (await hashFile(data)).sha256;
   const initDigest = contentHash(
-    await Promise.all(['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => hashFile(join(init, f)))),
+    await Promise.all(
+      ['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => hashFile(join(init, f))),
+    ),
   );
   const digest = contentHash({ config, dataDigest, initDigest });
   const runPath = join(out, 'run.json');
@@ -219,7 +228,8 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
     const batchesPerEpoch = await countBatches(data, config);
     if (batchesPerEpoch === 0) throw new DataError('the mix has no training examples', data);
     const totalSteps =
-      config.batch.steps ?? Math.max(1, Math.ceil((config.batch.epochs * batchesPerEpoch) / config.batch.gradAccumulation));
+      config.batch.steps ??
+      Math.max(1, Math.ceil((config.batch.epochs * batchesPerEpoch) / config.batch.gradAccumulation));
     plan = { batchesPerEpoch, totalSteps };
     await writeJsonAtomic(runPath, {
       format: runFormat,
@@ -297,7 +307,15 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
       bestEval = { step, key, value, results };
   };
 
-  emit({ type: 'start', job: 'retriever', out, totalSteps, startStep: step, resumed, backend: backend.choice });
+  emit({
+    type: 'start',
+    job: 'retriever',
+    out,
+    totalSteps,
+    startStep: step,
+    resumed,
+    backend: backend.choice,
+  });
   const sessionStart = performance.now();
   const sessionFirstStep = step;
   let window = { t: performance.now(), steps: 0, seqs: 0, tokens: 0 };
@@ -322,7 +340,11 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
         ]);
         window.seqs += q.inputIds.length + d.inputIds.length;
         for (const m of [...q.attentionMask, ...d.attentionMask]) for (const x of m) window.tokens += x;
-        const inputs = { queries: toForwardInputs(q), docs: toForwardInputs(d), relations: tf.tensor2d(batch.relations) };
+        const inputs = {
+          queries: toForwardInputs(q),
+          docs: toForwardInputs(d),
+          relations: tf.tensor2d(batch.relations),
+        };
         const r = contrastiveGradients(
           encoder,
           inputs,

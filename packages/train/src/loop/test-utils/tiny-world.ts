@@ -35,7 +35,8 @@ export async function makeTinyWorld(dir: string, options: TinyWorldOptions = {})
   for (let l = 0; l < lemmas; l++) {
     const lemma = `lemma${l}`;
     const [a, b] = rng.sample(categories, 2) as [string, string];
-    const gloss = (c: string) => `${lemma}: a ${rng.choice(words)} ${c} thing, ${rng.choice(words)} and ${rng.choice(words)}`;
+    const gloss = (c: string) =>
+      `${lemma}: a ${rng.choice(words)} ${c} thing, ${rng.choice(words)} and ${rng.choice(words)}`;
     const senseA = { docid: `${lemma}.a`, title: lemma, text: gloss(a) };
     const senseB = { docid: `${lemma}.b`, title: lemma, text: gloss(b) };
     const other = { docid: `${lemma}.x`, title: `${lemma}x`, text: gloss(rng.choice(categories)) };
