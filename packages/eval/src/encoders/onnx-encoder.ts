@@ -122,8 +122,14 @@ export class OnnxEncoder implements Encoder {
     let pooling = options.pooling;
     const st = join(dir, '1_Pooling', 'config.json');
     if (!pooling && existsSync(st)) {
-      const c = JSON.parse(readFileSync(st, 'utf8')) as Record<string, boolean>;
-      pooling = c.pooling_mode_cls_token ? 'cls' : c.pooling_mode_mean_tokens ? 'mean' : undefined;
+      const c = JSON.parse(readFileSync(st, 'utf8')) as Record<string, unknown>;
+      // sentence-transformers <= 5 writes one flag per mode; 6 writes `pooling_mode: "cls"`.
+      pooling =
+        c.pooling_mode_cls_token === true || c.pooling_mode === 'cls'
+          ? 'cls'
+          : c.pooling_mode_mean_tokens === true || c.pooling_mode === 'mean'
+            ? 'mean'
+            : undefined;
     }
     return OnnxEncoder.create({
       ...options,
