@@ -3,6 +3,12 @@
  * formatter, validated JSONL and TREC I/O, hashing, seeded RNG, progress and run manifests.
  */
 
+export {
+  type CudaDeviceProbe,
+  type CudaProbeInputs,
+  decideCudaDevice,
+  detectCudaDevice,
+} from './cuda-device.js';
 export { DataError, describeZodIssues } from './errors.js';
 export {
   createFormatter,

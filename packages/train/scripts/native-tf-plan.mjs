@@ -31,7 +31,7 @@ export const CUDA_RUNTIME_WHEELS = Object.freeze([
 ]);
 
 /**
- * The same rules as @dv/train's decideCudaDevice (src/backend/cuda-device.ts; a test keeps the
+ * The same rules as @dv/core's decideCudaDevice (packages/core/src/cuda-device.ts; a test keeps the
  * two in step): DV_CUDA forces, CUDA_VISIBLE_DEVICES empty/-1/none hides, then the driver's
  * /proc file, then `nvidia-smi -L`.
  */

@@ -4,12 +4,6 @@
  */
 
 export {
-  type CudaDeviceProbe,
-  type CudaProbeInputs,
-  decideCudaDevice,
-  detectCudaDevice,
-} from './backend/cuda-device.js';
-export {
   type BackendChoice,
   type BackendInfo,
   backendChoices,

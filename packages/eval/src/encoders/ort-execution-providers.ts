@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { type CudaDeviceProbe, detectCudaDevice } from '@dv/train';
+import { type CudaDeviceProbe, detectCudaDevice } from '@dv/core';
 
 export type OrtProvider = 'cuda' | 'cpu';
 

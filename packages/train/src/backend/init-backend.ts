@@ -9,7 +9,7 @@
  * loaded is an error, never a silent fallback.
  */
 import { createRequire } from 'node:module';
-import { detectCudaDevice } from './cuda-device.js';
+import { detectCudaDevice } from '@dv/core';
 import { tf } from './tf.js';
 
 const require = createRequire(import.meta.url);

@@ -1,10 +1,10 @@
+import { decideCudaDevice } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import {
   CUDA_RUNTIME_WHEELS,
   decideCudaDeviceJs,
   planNativeTensorFlow,
 } from '../../scripts/native-tf-plan.mjs';
-import { decideCudaDevice } from './cuda-device.js';
 
 const gpu = { present: true, evidence: 'nvidia-smi -L lists a GPU' };
 const none = { present: false, evidence: 'no NVIDIA driver, no nvidia-smi' };

@@ -1,6 +1,7 @@
 /**
  * Is there an NVIDIA CUDA device on this machine? The one probe shared by the tfjs-node-gpu
- * set-up/selection (@dv/train) and ONNX Runtime's CUDA execution provider (@dv/eval).
+ * selection (@dv/train) and ONNX Runtime's CUDA execution provider (@dv/eval); in @dv/core so
+ * that importing @dv/eval does not load tfjs.
  *
  * Evidence, first match wins: `DV_CUDA=0|1` forces the answer; `CUDA_VISIBLE_DEVICES` set to
  * `-1`, empty or `none` hides every device (CUDA's own convention); the kernel driver's
