@@ -2,7 +2,8 @@
  * @dv/eval: trec_eval-exact metrics, p-MRR and InfoSearch's instruction metrics, exact search
  * and reranking, encoders (BM25, OpenAI-compatible embeddings, ONNX, tfjs), benchmark runners.
  *
- * Groups: metrics (pure functions) | search | encoders | runners | tasks (the task registry).
+ * Groups: metrics (pure functions) | search | encoders | runners | tasks (the task registry) |
+ * shards (corpus encoding in shards: .npy embeddings + ids + manifest, merged for search).
  */
 
 // encoders
@@ -17,6 +18,14 @@ export {
   onnxModelName,
 } from './encoders/onnx-encoder.js';
 export { OpenAiEmbeddingsEncoder, type OpenAiEmbeddingsOptions } from './encoders/openai-embeddings.js';
+export {
+  detectOrtProviders,
+  type OrtProvider,
+  type OrtProviderChoice,
+  type OrtProviderInputs,
+  ortCudaLibrary,
+  selectOrtProviders,
+} from './encoders/ort-execution-providers.js';
 export { TfjsEncoder, type TfjsEncoderOptions, type TfjsPooling } from './encoders/tfjs-encoder.js';
 // metrics
 export { averagePrecision } from './metrics/average-precision.js';
@@ -111,3 +120,15 @@ export {
   taskForSet,
   UnknownTaskError,
 } from './tasks/task-registry.js';
+// shards
+export {
+  type EncodeCorpusShardOptions,
+  type EncodeCorpusShardResult,
+  encodeCorpusShard,
+  encoderIdentity,
+  shardFiles,
+} from './shards/encode-corpus-shard.js';
+export { npyBytes, npyHeader, parseNpyFloat32 } from './shards/npy.js';
+export { PrecomputedDocumentsEncoder } from './shards/precomputed-documents-encoder.js';
+export { type EmbeddingStore, readEmbeddingShards } from './shards/read-embedding-shards.js';
+export { parseShardSpec, type ShardSpec, shardRange, shardStem } from './shards/shard-range.js';

@@ -32,6 +32,8 @@ export interface OnnxEncoderOptions {
   batchSize?: number;
   /** onnxruntime intra-op threads (default: onnxruntime's choice). */
   threads?: number;
+  /** onnxruntime execution providers, preferred first (default: CPU; see ort-execution-providers.ts). */
+  executionProviders?: string[];
   formatter?: FormatterSettings;
   name?: string;
 }
@@ -90,6 +92,7 @@ export class OnnxEncoder implements Encoder {
       if (!existsSync(p)) throw new DataError('file not found', p);
     const session = await ort.InferenceSession.create(options.modelPath, {
       ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
+      ...(options.executionProviders ? { executionProviders: options.executionProviders } : {}),
     });
     for (const need of ['input_ids', 'attention_mask'])
       if (!session.inputNames.includes(need))
@@ -131,8 +134,14 @@ export class OnnxEncoder implements Encoder {
     let pooling = options.pooling;
     const st = join(dir, '1_Pooling', 'config.json');
     if (!pooling && existsSync(st)) {
-      const c = JSON.parse(readFileSync(st, 'utf8')) as Record<string, boolean>;
-      pooling = c.pooling_mode_cls_token ? 'cls' : c.pooling_mode_mean_tokens ? 'mean' : undefined;
+      const c = JSON.parse(readFileSync(st, 'utf8')) as Record<string, unknown>;
+      // sentence-transformers <= 5 writes one flag per mode; 6 writes `pooling_mode: "cls"`.
+      pooling =
+        c.pooling_mode_cls_token === true || c.pooling_mode === 'cls'
+          ? 'cls'
+          : c.pooling_mode_mean_tokens === true || c.pooling_mode === 'mean'
+            ? 'mean'
+            : undefined;
     }
     return OnnxEncoder.create({
       ...options,
