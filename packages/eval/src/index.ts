@@ -98,6 +98,18 @@ export {
 } from './search/exact-top-k.js';
 export { exactTopKOrt } from './search/exact-top-k-ort.js';
 export { DenseRanker, type DenseRankerOptions, type Ranker, type TextItem } from './search/ranker.js';
+// shards
+export {
+  type EncodeCorpusShardOptions,
+  type EncodeCorpusShardResult,
+  encodeCorpusShard,
+  encoderIdentity,
+  shardFiles,
+} from './shards/encode-corpus-shard.js';
+export { npyBytes, npyHeader, parseNpyFloat32 } from './shards/npy.js';
+export { PrecomputedDocumentsEncoder } from './shards/precomputed-documents-encoder.js';
+export { type EmbeddingStore, readEmbeddingShards } from './shards/read-embedding-shards.js';
+export { parseShardSpec, type ShardSpec, shardRange, shardStem } from './shards/shard-range.js';
 // tasks
 export {
   type LoadBenchmarkContext,
@@ -120,15 +132,3 @@ export {
   taskForSet,
   UnknownTaskError,
 } from './tasks/task-registry.js';
-// shards
-export {
-  type EncodeCorpusShardOptions,
-  type EncodeCorpusShardResult,
-  encodeCorpusShard,
-  encoderIdentity,
-  shardFiles,
-} from './shards/encode-corpus-shard.js';
-export { npyBytes, npyHeader, parseNpyFloat32 } from './shards/npy.js';
-export { PrecomputedDocumentsEncoder } from './shards/precomputed-documents-encoder.js';
-export { type EmbeddingStore, readEmbeddingShards } from './shards/read-embedding-shards.js';
-export { parseShardSpec, type ShardSpec, shardRange, shardStem } from './shards/shard-range.js';
