@@ -3,6 +3,12 @@
  * formatter, validated JSONL and TREC I/O, hashing, seeded RNG, progress and run manifests.
  */
 
+export {
+  type CudaDeviceProbe,
+  type CudaProbeInputs,
+  decideCudaDevice,
+  detectCudaDevice,
+} from './cuda-device.js';
 export { type Encoder, encodeInBatches } from './encoders/encoder.js';
 export {
   type FolderPooling,
@@ -74,7 +80,18 @@ export {
   type OnnxValueInfo,
   onnxDataType,
 } from './onnx/onnx-proto.js';
-export { miniPreset, type Preset, type PresetName, paperPreset, presets } from './presets.js';
+export {
+  miniMlmPreset,
+  miniPreset,
+  miniTrainerPreset,
+  type Preset,
+  type PresetName,
+  paperPreset,
+  paperTrainerPreset,
+  presets,
+  type TrainerPreset,
+  trainerPresets,
+} from './presets.js';
 export {
   createProgress,
   defaultProgressMode,
@@ -88,6 +105,7 @@ export { createRng, type Rng } from './rng.js';
 export { type RecordSchemaEntry, type RecordSchemaName, recordSchemas } from './schema-registry.js';
 export * from './schemas/benchmark.js';
 export * from './schemas/doc-attributes.js';
+export * from './schemas/embedding-shard.js';
 export * from './schemas/evaluation-result.js';
 export * from './schemas/formatter-settings.js';
 export * from './schemas/instructed-set.js';
@@ -99,4 +117,5 @@ export * from './schemas/run-config.js';
 export * from './schemas/run-manifest.js';
 export * from './schemas/seed-example.js';
 export * from './schemas/synthesis.js';
+export * from './schemas/trainer-config.js';
 export * from './schemas/training-example.js';

@@ -2,7 +2,8 @@
  * @dv/eval: trec_eval-exact metrics, p-MRR and InfoSearch's instruction metrics, exact search
  * and reranking, encoders (BM25, OpenAI-compatible embeddings, ONNX, tfjs), benchmark runners.
  *
- * Groups: metrics (pure functions) | search | encoders | runners | tasks (the task registry).
+ * Groups: metrics (pure functions) | search | encoders | runners | tasks (the task registry) |
+ * shards (corpus encoding in shards: .npy embeddings + ids + manifest, merged for search).
  */
 
 // encoders
@@ -17,6 +18,14 @@ export {
   onnxModelName,
 } from './encoders/onnx-encoder.js';
 export { OpenAiEmbeddingsEncoder, type OpenAiEmbeddingsOptions } from './encoders/openai-embeddings.js';
+export {
+  detectOrtProviders,
+  type OrtProvider,
+  type OrtProviderChoice,
+  type OrtProviderInputs,
+  ortCudaLibrary,
+  selectOrtProviders,
+} from './encoders/ort-execution-providers.js';
 // metrics
 export { averagePrecision } from './metrics/average-precision.js';
 export { type EvaluateRunOptions, evaluateRun, type RunEvaluation } from './metrics/evaluate-run.js';
@@ -100,6 +109,18 @@ export {
 } from './search/exact-top-k.js';
 export { exactTopKOrt } from './search/exact-top-k-ort.js';
 export { DenseRanker, type DenseRankerOptions, type Ranker, type TextItem } from './search/ranker.js';
+// shards
+export {
+  type EncodeCorpusShardOptions,
+  type EncodeCorpusShardResult,
+  encodeCorpusShard,
+  encoderIdentity,
+  shardFiles,
+} from './shards/encode-corpus-shard.js';
+export { npyBytes, npyHeader, parseNpyFloat32 } from './shards/npy.js';
+export { PrecomputedDocumentsEncoder } from './shards/precomputed-documents-encoder.js';
+export { type EmbeddingStore, readEmbeddingShards } from './shards/read-embedding-shards.js';
+export { parseShardSpec, type ShardSpec, shardRange, shardStem } from './shards/shard-range.js';
 // tasks
 export {
   type LoadBenchmarkContext,

@@ -38,6 +38,7 @@ import {
   UnknownTaskError,
 } from '@dv/eval';
 import { type Command, enumOption, numberOption, requireString, UsageError } from '../cli-kit.js';
+import { encodeCommand, rankerWithEmbeddings } from './eval-encode.js';
 import '../tfjs-model.js';
 
 const trecCommand: Command = {
@@ -226,6 +227,11 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
       type: 'boolean',
       description: "replace another run's outputs in --out (the same run reruns in place)",
     },
+    embeddings: {
+      type: 'string',
+      description: "corpus embeddings from 'dv eval encode' (shards merged; --model encodes the queries)",
+      valueName: 'DIR',
+    },
   },
   async run(ctx) {
     const name = requireString(ctx, 'benchmark');
@@ -290,6 +296,8 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
       if (err instanceof DataError) throw err;
       throw new DataError(`cannot load model '${spec}': ${message}`);
     }
+    const embeddings = typeof ctx.values.embeddings === 'string' ? resolve(ctx.values.embeddings) : undefined;
+    if (embeddings) ranker = await rankerWithEmbeddings(ranker, embeddings);
     const outDir = resolve(String(ctx.values.out));
     // one run per folder: the same settings rerun in place, others need another --out or --force
     const claimed = await prepareOutputDir(outDir, {
@@ -303,6 +311,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
         variant,
         prefixes: [ctx.values['query-prefix'] ?? '', ctx.values['document-prefix'] ?? ''],
         instructionFirst: Boolean(ctx.values['instruction-first']),
+        embeddings: embeddings ?? null,
       },
       force: ctx.values.force === true,
     });
@@ -317,7 +326,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
       outDir,
       topK,
       command: process.argv.slice(2),
-      config: { sets: files.length > 0 ? files : sets.map((x) => x.origin ?? x.name), data },
+      config: { sets: files.length > 0 ? files : sets.map((x) => x.origin ?? x.name), data, embeddings },
       log: (line) => {
         progress.tick(line.includes(' in ') ? 1 : 0, line);
       },
@@ -339,5 +348,5 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'metrics and benchmark runs',
-  subcommands: [trecCommand, pmrrCommand, runCommand],
+  subcommands: [trecCommand, pmrrCommand, runCommand, encodeCommand],
 };

@@ -36,6 +36,7 @@ import {
   requireString,
   UsageError,
 } from '../cli-kit.js';
+import { batchCommand } from './synth-batch.js';
 
 /** Exit code of a run the cost cap stopped: outputs are consistent but seeds remain pending. */
 export const EXIT_INCOMPLETE = EXIT.partial;
@@ -350,7 +351,7 @@ Exit codes: 0 done; 1 every seed failed, bad data, the endpoint refused the key 
 reached (3 connection failures in a row stop the run); 2 bad usage; 3 partial: some seeds failed
 (rerun with --retry-failed) or the cost cap stopped the run (rerun with a higher --cost-cap).`,
   options: runOptions,
-  subcommands: [mergeCommand, mixCommand],
+  subcommands: [mergeCommand, mixCommand, batchCommand],
   async run(ctx) {
     const seedsPath = requireString(ctx, 'seeds');
     const outDir = requireString(ctx, 'out');

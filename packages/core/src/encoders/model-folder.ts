@@ -41,6 +41,8 @@ export function readJsonIfPresent(path: string): Record<string, unknown> | null 
 function poolingOf(path: string): FolderPooling {
   const c = readJsonIfPresent(path);
   if (!c) throw new DataError('the Pooling module has no config.json', path);
+  // sentence-transformers <= 5 writes one flag per mode; 6 writes `pooling_mode: "cls"`.
+  if (c.pooling_mode === 'cls' || c.pooling_mode === 'mean') return c.pooling_mode;
   const on = Object.entries(c)
     .filter(([k, v]) => k.startsWith('pooling_mode_') && v === true)
     .map(([k]) => k);

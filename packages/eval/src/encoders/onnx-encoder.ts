@@ -44,6 +44,8 @@ export interface OnnxEncoderOptions {
   batchSize?: number;
   /** onnxruntime intra-op threads (default: onnxruntime's choice). */
   threads?: number;
+  /** onnxruntime execution providers, preferred first (default: CPU; see ort-execution-providers.ts). */
+  executionProviders?: string[];
   formatter?: FormatterSettings;
   name?: string;
 }
@@ -94,6 +96,7 @@ export class OnnxEncoder implements Encoder {
     const ort = await loadOnnxRuntime();
     const session = await ort.InferenceSession.create(options.modelPath, {
       ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
+      ...(options.executionProviders ? { executionProviders: options.executionProviders } : {}),
     });
     for (const need of ['input_ids', 'attention_mask'])
       if (!session.inputNames.includes(need))
