@@ -3,6 +3,8 @@
  * formatter, validated JSONL and TREC I/O, hashing, seeded RNG, progress and run manifests.
  */
 
+export { writeBenchSection } from './bench-doc.js';
+export { type CpuInfo, cpuInfo, parseCpuInfo } from './cpu-info.js';
 export { DataError, describeZodIssues } from './errors.js';
 export {
   createFormatter,
