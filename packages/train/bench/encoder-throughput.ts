@@ -149,10 +149,12 @@ function benchTorch(c: BenchConfig, python: string): (Result & { torch: string }
 
 const backend = await initBackend();
 const fused = fusedOpsStatus();
-const fusedNote = fused.loaded ? '' : ` Fused kernels were not loaded in this run (${fused.why}).`;
+const fusedNote = fused.loaded
+  ? ` Fused kernels: the ${fused.isa} copy (chosen for this CPU at load time).`
+  : ` Fused kernels were not loaded in this run (${fused.why}).`;
 const python = process.env.DV_BENCH_PYTHON ?? join(repo, '.venv-ref', 'bin', 'python');
 const havePython = existsSync(python);
-console.log(`CPU: ${cpu.label}`);
+console.log(`CPU: ${cpu.label}; fused kernels ${fused.loaded ? fused.isa : `off (${fused.why})`}`);
 console.log(
   `backend ${backend.tfjsBackend} (${backend.choice}${backend.tensorflowVersion ? ` TF ${backend.tensorflowVersion}` : ''}), ${threads} threads`,
 );
