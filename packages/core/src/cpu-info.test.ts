@@ -45,3 +45,16 @@ describe('writeBenchSection', () => {
     expect(text).toContain('## X — Intel Xeon\n\nCPU: Intel(R) Xeon(R) Processor; AVX2');
   });
 });
+
+describe('sampleCpu', () => {
+  it('counts busy ticks that grow with work', async () => {
+    const { otherProcessesCores, sampleCpu } = await import('./cpu-info.js');
+    const a = sampleCpu();
+    if (!a) return; // not Linux
+    const until = performance.now() + 60;
+    while (performance.now() < until) Math.sqrt(Math.random());
+    const b = sampleCpu()!;
+    expect(b.machine).toBeGreaterThanOrEqual(a.machine);
+    expect(otherProcessesCores(a, b)).toBeGreaterThanOrEqual(0);
+  });
+});

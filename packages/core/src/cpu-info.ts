@@ -68,3 +68,36 @@ export function cpuInfo(): CpuInfo {
     return parseCpuInfo(`model name : ${cpus()[0]?.model ?? 'unknown CPU'}\n`, cores);
   }
 }
+
+/** Busy clock ticks of the whole machine (/proc/stat) and of this process + its waited-for children. */
+export interface CpuSample {
+  machine: number;
+  own: number;
+  wall: number;
+}
+
+/** Linux CPU accounting now, or undefined elsewhere. */
+export function sampleCpu(): CpuSample | undefined {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const machine = cpu.slice(0, 8).reduce((x, y) => x + y, 0) - cpu[3]! - cpu[4]!; // minus idle, iowait
+    const self = readFileSync('/proc/self/stat', 'utf8');
+    // Fields 14-17 of /proc/self/stat: utime, stime, cutime, cstime.
+    const f = self
+      .slice(self.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    return { machine, own: f[11]! + f[12]! + f[13]! + f[14]!, wall: performance.now() };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Average number of cores other processes kept busy between two samples: machine busy time
+ * minus this process's and its children's, over the wall time (USER_HZ = 100 on Linux).
+ */
+export function otherProcessesCores(a: CpuSample | undefined, b: CpuSample | undefined): number | undefined {
+  if (!a || !b || b.wall <= a.wall) return undefined;
+  return Math.max(0, (b.machine - a.machine - (b.own - a.own)) / 100 / ((b.wall - a.wall) / 1000));
+}

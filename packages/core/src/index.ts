@@ -4,7 +4,14 @@
  */
 
 export { writeBenchSection } from './bench-doc.js';
-export { type CpuInfo, cpuInfo, parseCpuInfo } from './cpu-info.js';
+export {
+  type CpuInfo,
+  type CpuSample,
+  cpuInfo,
+  otherProcessesCores,
+  parseCpuInfo,
+  sampleCpu,
+} from './cpu-info.js';
 export { DataError, describeZodIssues } from './errors.js';
 export {
   createFormatter,
