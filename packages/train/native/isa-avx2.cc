@@ -5,5 +5,6 @@
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,bmi2")
 #define DV_ISA avx2
+#define DV_ISA_AVX2 1
 #include "isa-kernels.h"
 #pragma GCC pop_options

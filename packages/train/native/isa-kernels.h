@@ -7,11 +7,17 @@
 // common.h, <immintrin.h> and the standard headers are included before the target pragma, so
 // every inline helper and library template outside the kernels stays baseline x86-64 code: a
 // copy the linker merges across the three units can never carry an instruction the CPU lacks.
-// Inside the pragma, `__AVX512F__` / `__AVX2__` / `__FMA__` are defined as for -m flags, which
-// selects the register-blocked paths of the kernels.
+// The pragma does not define `__AVX512F__` / `__AVX2__` for the preprocessor, so each unit sets
+// DV_ISA_AVX512 or DV_ISA_AVX2, which select the kernels' intrinsic (register-blocked) paths.
 #pragma once
 #ifndef DV_ISA
 #error "define DV_ISA (avx512, avx2 or base) before including isa-kernels.h"
+#endif
+#ifndef DV_ISA_AVX512
+#define DV_ISA_AVX512 0
+#endif
+#ifndef DV_ISA_AVX2
+#define DV_ISA_AVX2 0
 #endif
 #include "kernels/gelu.inc"
 #include "kernels/layer_norm.inc"
