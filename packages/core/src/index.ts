@@ -12,6 +12,12 @@ export {
   parseCpuInfo,
   sampleCpu,
 } from './cpu-info.js';
+export {
+  type CudaDeviceProbe,
+  type CudaProbeInputs,
+  decideCudaDevice,
+  detectCudaDevice,
+} from './cuda-device.js';
 export { DataError, describeZodIssues } from './errors.js';
 export {
   createFormatter,
@@ -40,6 +46,19 @@ export {
 export { JsonlAppender, type JsonlAppenderOptions } from './io/jsonl-appender.js';
 export { isGzipFile, type Line, readLines } from './io/lines.js';
 export {
+  OutputDirError,
+  type PreparedOutputDir,
+  type PrepareOutputDirOptions,
+  prepareOutputDir,
+  RUN_CLAIM_FILE,
+} from './io/prepare-output-dir.js';
+export {
+  type ResolveInsideOptions,
+  resolveInside,
+  UnsafePathError,
+  unsafePathReason,
+} from './io/resolve-inside.js';
+export {
   compareBytesDesc,
   rankTopic,
   readQrels,
@@ -50,7 +69,18 @@ export {
   writeRun,
 } from './io/trec.js';
 export { buildManifest, dvPackageVersions, gitState, type ManifestInput, writeManifest } from './manifest.js';
-export { miniPreset, type Preset, type PresetName, paperPreset, presets } from './presets.js';
+export {
+  miniMlmPreset,
+  miniPreset,
+  miniTrainerPreset,
+  type Preset,
+  type PresetName,
+  paperPreset,
+  paperTrainerPreset,
+  presets,
+  type TrainerPreset,
+  trainerPresets,
+} from './presets.js';
 export {
   createProgress,
   defaultProgressMode,
@@ -64,6 +94,7 @@ export { createRng, type Rng } from './rng.js';
 export { type RecordSchemaEntry, type RecordSchemaName, recordSchemas } from './schema-registry.js';
 export * from './schemas/benchmark.js';
 export * from './schemas/doc-attributes.js';
+export * from './schemas/embedding-shard.js';
 export * from './schemas/evaluation-result.js';
 export * from './schemas/formatter-settings.js';
 export * from './schemas/instructed-set.js';
@@ -74,4 +105,5 @@ export * from './schemas/run-config.js';
 export * from './schemas/run-manifest.js';
 export * from './schemas/seed-example.js';
 export * from './schemas/synthesis.js';
+export * from './schemas/trainer-config.js';
 export * from './schemas/training-example.js';
