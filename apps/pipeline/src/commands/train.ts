@@ -240,10 +240,10 @@ async function pretrainBackbone(
     );
   const corpus =
     (ctx.values.corpus as string | undefined) ??
-    join((ctx.values['data-dir'] as string) ?? 'runs/mini-world', 'corpus.jsonl');
+    join((ctx.values['data-dir'] as string) ?? 'runs/mini', 'corpus.jsonl');
   if (!existsSync(corpus))
     throw new UsageError(
-      `MLM corpus ${corpus} does not exist; build the mini world first (dv data build-mini --out ${(ctx.values['data-dir'] as string) ?? 'runs/mini-world'}) or give --corpus FILE`,
+      `MLM corpus ${corpus} does not exist; build the mini world first (dv data build-mini --out ${(ctx.values['data-dir'] as string) ?? 'runs/mini'}) or give --corpus FILE`,
     );
   const config = mlmConfigFrom(ctx, backbone);
   const train = await import('@dv/train');
@@ -266,7 +266,7 @@ const mlmOptions = {
     description: 'MLM corpus (.jsonl passages or text lines; default: <data-dir>/corpus.jsonl)',
     valueName: 'FILE',
   },
-  'data-dir': { type: 'string', description: 'mini world folder', default: 'runs/mini-world' },
+  'data-dir': { type: 'string', description: 'mini world folder', default: 'runs/mini' },
   'mlm-cache': { type: 'string', description: 'MLM runs cached here by config digest', default: 'runs/mlm' },
   'mlm-out': {
     type: 'string',
