@@ -70,7 +70,8 @@ const initCommand: Command = {
   summary: 'write a freshly initialised mini backbone (HF folder + checkpoint state)',
   usage: '--backbone mini-bert|mini-gte --tokenizer FILE --out DIR [--seed N] [--layers N] [--hidden N]',
   description: `Creates a mini backbone with random weights sized to the tokenizer's vocabulary and writes it as a
-Hugging Face folder (config.json, model.safetensors, tokenizer.json) that is also a step-0 checkpoint.`,
+Hugging Face + sentence-transformers folder (config.json, model.safetensors, tokenizer.json,
+modules.json, 1_Pooling (CLS), 2_Normalize) that is also a step-0 checkpoint.`,
   options: {
     backbone: { type: 'string', description: 'mini-bert or mini-gte', valueName: 'NAME' },
     tokenizer: {
@@ -116,6 +117,15 @@ Hugging Face folder (config.json, model.safetensors, tokenizer.json) that is als
     });
     await train.saveCheckpoint(out, { encoder, step: 0, rng: createRng(seed), extra: { backbone } });
     await writeFileAtomic(join(out, 'tokenizer.json'), tokenizer.json);
+    // The sentence-transformers files too, so SentenceTransformer(DIR) pools like our encoders
+    // (CLS + Normalize) instead of falling back to mean pooling.
+    await train.exportHuggingFace(out, {
+      config: encoder.config,
+      weights: encoder.toWeights(),
+      tokenizerJson: join(out, 'tokenizer.json'),
+      pooling: 'cls',
+      normalize: true,
+    });
     const n = [...encoder.params.values()].reduce((a, v) => a + v.size, 0);
     encoder.dispose();
     ctx.stdout.write(
