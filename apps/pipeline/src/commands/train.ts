@@ -159,10 +159,10 @@ function numberFlag(ctx: CommandContext, name: string, kind: 'int' | 'positive' 
     raw !== '' &&
     Number.isFinite(n) &&
     (kind === 'any' || (kind === 'int' ? Number.isInteger(n) : n > 0)) &&
-    (kind !== 'int' || name === 'seed' || n > 0);
+    (kind !== 'int' || name.endsWith('seed') || n > 0);
   if (!ok)
     throw new UsageError(
-      `--${name} must be ${kind === 'int' ? (name === 'seed' ? 'an integer' : 'a positive integer') : 'a positive number'}, got '${raw}'`,
+      `--${name} must be ${kind === 'int' ? (name.endsWith('seed') ? 'an integer' : 'a positive integer') : 'a positive number'}, got '${raw}'`,
     );
   return n;
 }
@@ -319,8 +319,8 @@ const runCommandSpec: Command = {
   name: 'run',
   summary: 'train a bi-encoder on a data mix (InfoNCE, dual-view batches, exact resume)',
   usage: '--mix FILE (--init DIR | --backbone NAME) --out DIR [--config FILE] [options]',
-  description: `Contrastive fine-tuning of a bi-encoder on a mix JSONL (what 'dv synth mix' writes; Tevatron and
-Promptriever rows are read too): InfoNCE over each query's positives, its first N labelled
+  description: `Contrastive fine-tuning of a bi-encoder on a mix JSONL (what 'dv synth mix' writes; Tevatron,
+Promptriever and sentence-transformers rows are read too): InfoNCE over each query's positives, its first N labelled
 negatives (instruction negatives first) and in-batch negatives (false negatives ignored), both views
 of a dual-view pair in the same batch, AdamW, warmup-stable-decay, gradient clipping.
 

@@ -72,6 +72,20 @@ describe('readMixUnits', () => {
     }
   });
 
+  it('reads sentence-transformers n-tuples (anchor, positive, negative_1..k)', async () => {
+    const path = join(dir, 'st.jsonl');
+    writeFileSync(
+      path,
+      `${JSON.stringify({ anchor: 'bass Only fish.', positive: 'fish text', negative_2: 'b', negative_1: 'a' })}\n`,
+    );
+    for await (const [e] of readMixUnits(path)) {
+      expect(e).toMatchObject({ id: 'line-1', query: 'bass Only fish.', instruction: null });
+      expect(e!.positives[0]!.text).toBe('fish text');
+      expect(e!.negatives.map((n) => n.text)).toEqual(['a', 'b']);
+      expect(e!.negatives[0]!.docid).toMatch(/^sha256:[0-9a-f]{16}$/);
+    }
+  });
+
   it('a bad row is an error naming file:line', async () => {
     await expect(units([ex('a', 'general'), '{"id": "b",'])).rejects.toThrow(
       /m[\d.]+\.jsonl:2: invalid JSON/,
