@@ -38,6 +38,7 @@ export {
   MINI_DATASET_NAME,
   MINI_FILES,
   type MiniWorldBuild,
+  type MiniWorldBuilt,
   miniWorldCacheKey,
 } from './mini/build-mini-world.js';
 export {
@@ -51,6 +52,15 @@ export { EXCLUSION_LEVERS } from './mini/followir-topics.js';
 export { TEMPLATE_VERSION } from './mini/instruction-templates.js';
 export { loadMiniWorld, type MiniWorld } from './mini/load-mini-world.js';
 export { MiniWorldOptions, type MiniWorldOptionsInput } from './mini/mini-world-options.js';
+export {
+  type BenchmarkQuality,
+  benchmarkQuality,
+  constraintWords,
+  infosearchLeakage,
+  type Leakage,
+  type WordingQuality,
+  wordingQuality,
+} from './mini/mini-world-quality.js';
 export type { MiniWorldStats } from './mini/mini-world-stats.js';
 // Parquet.
 export {

@@ -11,6 +11,8 @@ export {
   type Reversal,
   type ReversalLever,
   reversalLevers,
+  reverseOffline,
+  separatingLevers,
   writeInstruction,
 } from './backends/offline-reverser.js';
 export { createOpenAIChatBackend, type OpenAIChatOptions } from './backends/openai-chat.js';
@@ -75,6 +77,7 @@ export {
   trainerFormats,
 } from './trainer-exports.js';
 export { type Pricing, UsageLedger } from './usage-ledger.js';
+export { type ComplementFigures, complementFigures } from './verify/complement-figures.js';
 export type { Judge, JudgeInput } from './verify/judge.js';
 export { createLexicalJudge, lexicalScore } from './verify/lexical-judge.js';
 export { createLlmJudge, judgeTemplate, renderJudgePrompt } from './verify/llm-judge.js';
