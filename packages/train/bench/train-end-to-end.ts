@@ -263,7 +263,8 @@ Normalize, dropout 0.1), the same max sequence length and thread count, in the s
 state: median step time after ${warmup} steps. Our side computes only position 0 of the last layer
 (CLS pooling's default, same embeddings); sentence-transformers computes every position. MFU:
 model FLOPs (3 x (2 T P + 4 L T^2 H) per sequence) over the sgemm peak measured in the run
-(${peak.toFixed(1)} GFLOP/s, tf.matMul 1024^2). ${versions}.
+(${peak.toFixed(1)} GFLOP/s, tf.matMul 1024^2; measured under the same contention, so MFU reads high
+and is only comparable within the run). ${versions}.
 
 ${table}
 
