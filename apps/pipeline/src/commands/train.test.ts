@@ -67,8 +67,18 @@ describe('dv train', () => {
         `wrote .*mini-gte: mini-gte, 3 layers, hidden 128, vocabulary ${pieces}, [\\d.]+M parameters`,
       ),
     );
-    for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'trainer_state.json'])
+    for (const f of [
+      'config.json',
+      'model.safetensors',
+      'tokenizer.json',
+      'trainer_state.json',
+      'modules.json',
+    ])
       expect(existsSync(join(out, f)), f).toBe(true);
+    expect(
+      JSON.parse(readFileSync(join(out, '1_Pooling', 'config.json'), 'utf8')).pooling_mode_cls_token,
+    ).toBe(true);
+    expect(existsSync(join(out, '2_Normalize'))).toBe(true);
     const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
     expect(config).toMatchObject({
       model_type: 'new',
@@ -264,6 +274,9 @@ describe('dv train run', () => {
     const h = await dv(['train', 'run', '--help']);
     expect(h.code).toBe(0);
     expect(h.stdout).toContain('Usage: dv train run');
-    expect(h.stdout).not.toContain('not built');
+    expect(h.stdout).toContain('Contrastive fine-tuning of a bi-encoder');
+    const t = await dv(['train', '--help']);
+    expect(t.stdout).toMatch(/\n {2}run +train a bi-encoder on a data mix/);
+    expect(t.stdout).not.toContain('(not built yet)');
   }, 60_000);
 });

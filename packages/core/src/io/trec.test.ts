@@ -56,7 +56,7 @@ describe('TREC runs', () => {
     await expect(readRun(f)).rejects.toThrow(`${f}:2: run line needs 3 columns "qid docid score"`);
   });
   it.each([
-    ['1 Q0 a 1 0.5\n', ':1: run line needs 6 columns "qid Q0 docid rank score tag" (TREC) or 3'],
+    ['1 Q0 a 1 0.5\n', ':1: run line needs 6 columns "qid Q0 docid rank score tag"'],
     ['1 Q0 a 1 0.5 t\n1 a 0.5\n', ':2: run line needs 6 columns'],
     ['1 Q0 a 1 high t\n', ':1: score must be a number, found "high"'],
     ['1 Q0 a 1 0.5abc t\n', ':1: score must be a number, found "0.5abc" (trec_eval\'s atof would read only'],

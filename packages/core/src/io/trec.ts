@@ -2,8 +2,7 @@
  * TREC text formats as trec_eval 9.0.8 reads them.
  *   qrels: `qid iter docid grade`            (4 whitespace-separated columns, integer grade)
  *   run:   `qid Q0 docid rank score tag ...` (6 columns or more: trec_eval reads the first six
- *                                            and ignores the rest; numeric score; rank ignored),
- *          or Tevatron's `qid docid score` (3 columns, no tag), as its search driver writes runs
+ *                                            and ignores the rest; numeric score; rank ignored)
  * Parity with trec_eval's parsers (issue 12 item 10): grades go through C `atol`, so `1.0`
  * reads as 1; scores through `atof`, so `inf` / `-inf` are scores; blank lines are refused, as
  * trec_eval refuses them. Where we are stricter we say so in the message: a fractional grade
@@ -14,7 +13,8 @@
 import { DataError } from '../errors.js';
 import type { Qrels, Run } from '../schemas/qrels.js';
 import { writeAtomic } from './atomic-write.js';
-import { readLines } from './lines.js';
+import { isGzipFile, readLines } from './lines.js';
+import { type RunLineSink, readRunBytes } from './trec-run-bytes.js';
 
 export async function readQrels(path: string): Promise<Qrels> {
   const qrels: Qrels = new Map();
@@ -95,28 +95,48 @@ export async function readRun(path: string): Promise<Run> {
  * first line decides; a file mixing the two is an error naming the line.
  */
 export async function readRunWithTag(path: string): Promise<TrecRunFile> {
+  if ((await firstLineColumns(path)) === 3) return readTevatronRun(path);
+  let gz: boolean;
+  try {
+    gz = await isGzipFile(path);
+  } catch (err) {
+    throw new DataError(
+      `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      path,
+    );
+  }
+  // Plain files: the byte-level reader (same rules; it hands non-ASCII lines to parseRunLine).
+  const sink = gz
+    ? await readRunLines(path)
+    : await readRunBytes(path, (text, n, into) => parseRunLine(text, n, path, into), parseScore, blankLine);
+  if (sink.rows === 0) throw new DataError('run file is empty', path);
+  return { run: sink.run, tag: sink.tag };
+}
+
+/** Column count of the first line, or undefined for an empty or unreadable file (the readers say why). */
+async function firstLineColumns(path: string): Promise<number | undefined> {
+  try {
+    for await (const line of readLines(path)) return line.text.trim().split(/\s+/).length;
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+/** Tevatron's `qid docid score` run (no tag), every line 3 columns, the same value rules. */
+async function readTevatronRun(path: string): Promise<TrecRunFile> {
   const run: Run = new Map();
   let rows = 0;
-  let tag: string | null = null;
-  let tevatron: boolean | undefined;
   for await (const line of readLines(path)) {
     if (line.text.trim() === '') throw blankLine(path, line.number);
     const cols = line.text.trim().split(/\s+/);
-    if (tevatron === undefined && (cols.length >= 6 || cols.length === 3)) tevatron = cols.length === 3;
-    if (tevatron === true ? cols.length !== 3 : tevatron === false ? cols.length < 6 : true) {
+    if (cols.length !== 3)
       throw new DataError(
-        tevatron === true
-          ? `run line needs 3 columns "qid docid score" like the lines before it, found ${cols.length}`
-          : tevatron === false
-            ? `run line needs 6 columns "qid Q0 docid rank score tag", found ${cols.length}`
-            : `run line needs 6 columns "qid Q0 docid rank score tag" (TREC) or 3 "qid docid score" (Tevatron), found ${cols.length}`,
+        `run line needs 3 columns "qid docid score" like the lines before it, found ${cols.length}`,
         path,
         line.number,
       );
-    }
-    const [qid, docid, s, t] = tevatron
-      ? [cols[0]!, cols[1]!, cols[2]!, undefined]
-      : [cols[0]!, cols[2]!, cols[4]!, cols[5]!];
+    const [qid, docid, s] = cols as [string, string, string];
     const score = parseScore(s, path, line.number);
     let topic = run.get(qid);
     if (!topic) {
@@ -126,11 +146,41 @@ export async function readRunWithTag(path: string): Promise<TrecRunFile> {
     if (topic.has(docid))
       throw new DataError(`doc ${docid} appears twice in topic ${qid}`, path, line.number);
     topic.set(docid, score);
-    if (t !== undefined) tag ??= t;
     rows++;
   }
   if (rows === 0) throw new DataError('run file is empty', path);
-  return { run, tag };
+  return { run, tag: null };
+}
+
+/** The line-by-line reader (gzip runs, and the reference the byte reader is tested against). */
+export async function readRunLines(path: string): Promise<RunLineSink> {
+  const sink: RunLineSink = { run: new Map(), tag: null, rows: 0 };
+  for await (const line of readLines(path)) parseRunLine(line.text, line.number, path, sink);
+  return sink;
+}
+
+/** One run line (`qid Q0 docid rank score tag ...`) into the run, with trec.ts's rules. */
+function parseRunLine(text: string, number: number, path: string, sink: RunLineSink): void {
+  if (text.trim() === '') throw blankLine(path, number);
+  const cols = text.trim().split(/\s+/);
+  if (cols.length < 6) {
+    throw new DataError(
+      `run line needs 6 columns "qid Q0 docid rank score tag", found ${cols.length}`,
+      path,
+      number,
+    );
+  }
+  const [qid, , docid, , s, t] = cols as [string, string, string, string, string, string];
+  const score = parseScore(s, path, number);
+  let topic = sink.run.get(qid);
+  if (!topic) {
+    topic = new Map();
+    sink.run.set(qid, topic);
+  }
+  if (topic.has(docid)) throw new DataError(`doc ${docid} appears twice in topic ${qid}`, path, number);
+  topic.set(docid, score);
+  sink.tag ??= t;
+  sink.rows++;
 }
 
 /**
