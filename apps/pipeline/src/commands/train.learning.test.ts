@@ -24,6 +24,8 @@ import {
   trainRetriever,
 } from '@dv/train';
 import { describe, expect, it } from 'vitest';
+// tfjs:DIR comes from the CLI's registration (@dv/eval alone knows no tfjs models).
+import '../tfjs-model.js';
 
 /**
  * Dev accuracy of the complement view, three ways: `top1` = its positive D- scores above every
