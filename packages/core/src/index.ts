@@ -41,7 +41,18 @@ export {
   writeRun,
 } from './io/trec.js';
 export { buildManifest, dvPackageVersions, gitState, type ManifestInput, writeManifest } from './manifest.js';
-export { miniPreset, type Preset, type PresetName, paperPreset, presets } from './presets.js';
+export {
+  miniMlmPreset,
+  miniPreset,
+  miniTrainerPreset,
+  type Preset,
+  type PresetName,
+  paperPreset,
+  paperTrainerPreset,
+  presets,
+  type TrainerPreset,
+  trainerPresets,
+} from './presets.js';
 export {
   createProgress,
   defaultProgressMode,
@@ -65,4 +76,5 @@ export * from './schemas/run-config.js';
 export * from './schemas/run-manifest.js';
 export * from './schemas/seed-example.js';
 export * from './schemas/synthesis.js';
+export * from './schemas/trainer-config.js';
 export * from './schemas/training-example.js';
