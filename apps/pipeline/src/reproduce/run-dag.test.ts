@@ -159,6 +159,8 @@ describe('runDag', () => {
     const runDir = tmp();
     const escaping: StageSpec = { ...s('e', []), run: async () => ({ outputs: [join(runDir, 'x.txt')] }) };
     writeFileSync(join(runDir, 'x.txt'), 'x');
-    await expect(runDag({ runDir, stages: [escaping], stream: quiet() })).rejects.toThrow(/outside its folder/);
+    await expect(runDag({ runDir, stages: [escaping], stream: quiet() })).rejects.toThrow(
+      /outside its folder/,
+    );
   });
 });

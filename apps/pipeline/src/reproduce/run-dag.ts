@@ -208,7 +208,9 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
     if (valid && !forced.has(spec.id)) {
       records.set(spec.id, existing);
       runs.push({ id: spec.id, status: 'cached', seconds: 0, record: existing });
-      say(`${tag}: up to date (key ${key.slice(0, 12)}, ran ${formatDuration(existing.seconds)} on ${existing.finishedAt})`);
+      say(
+        `${tag}: up to date (key ${key.slice(0, 12)}, ran ${formatDuration(existing.seconds)} on ${existing.finishedAt})`,
+      );
       continue;
     }
 
@@ -231,11 +233,13 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
       runDir: options.runDir,
       signal: options.signal ?? new AbortController().signal,
       dep: (id) => {
-        if (!spec.deps.includes(id)) throw new Error(`stage '${spec.id}' reads '${id}' but does not declare it`);
+        if (!spec.deps.includes(id))
+          throw new Error(`stage '${spec.id}' reads '${id}' but does not declare it`);
         return records.get(id)!;
       },
       depDir: (id) => {
-        if (!spec.deps.includes(id)) throw new Error(`stage '${spec.id}' reads '${id}' but does not declare it`);
+        if (!spec.deps.includes(id))
+          throw new Error(`stage '${spec.id}' reads '${id}' but does not declare it`);
         return stageDir(options.runDir, id);
       },
       log: (line) => say(`  ${spec.id}: ${line}`),
@@ -265,7 +269,13 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
       if (!existsSync(p)) throw new DataError(`stage '${spec.id}' reported a missing output`, p);
     }
     const base = await buildManifest(
-      { kind: 'reproduce-stage', config: {}, outputs: outcome.outputs, timings: { seconds }, notes: outcome.notes ?? [] },
+      {
+        kind: 'reproduce-stage',
+        config: {},
+        outputs: outcome.outputs,
+        timings: { seconds },
+        notes: outcome.notes ?? [],
+      },
       dir,
     );
     const record = StageRecord.parse({

@@ -19,10 +19,17 @@ export interface StageKeyInput {
 }
 
 export function stageKey(input: StageKeyInput): string {
-  return contentHash({ id: input.id, version: input.version, config: input.config ?? null, deps: input.deps });
+  return contentHash({
+    id: input.id,
+    version: input.version,
+    config: input.config ?? null,
+    deps: input.deps,
+  });
 }
 
-export function outputDigest(outputs: ReadonlyArray<{ path: string; sha256: string; bytes: number }>): string {
+export function outputDigest(
+  outputs: ReadonlyArray<{ path: string; sha256: string; bytes: number }>,
+): string {
   const sorted = [...outputs]
     .map((o) => ({ path: o.path, sha256: o.sha256, bytes: o.bytes }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
