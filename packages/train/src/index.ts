@@ -44,7 +44,41 @@ export {
 } from './encoders/transformer-encoder.js';
 export * from './export/index.js';
 export { fusedOpsStatus } from './internal/fused-ops.js';
+export {
+  type BatchExample,
+  type BatchOptions,
+  buildBatch,
+  type Relation,
+  type TrainingBatch,
+} from './loop/build-batch.js';
+export {
+  type ContrastiveGradients,
+  type ContrastiveInputs,
+  type ContrastiveOptions,
+  contrastiveGradients,
+} from './loop/contrastive-gradients.js';
+export { packBatches } from './loop/pack-batches.js';
+export { type ReadMixOptions, readMixUnits } from './loop/read-mix.js';
+export { renderTrainEvents } from './loop/render-train-events.js';
+export { shuffleBuffer } from './loop/shuffle-buffer.js';
+export type { TrainEvent, TrainEventListener } from './loop/train-events.js';
+export {
+  parseTrainerConfig,
+  type TrainRetrieverOptions,
+  type TrainRunResult,
+  trainRetriever,
+} from './loop/train-retriever.js';
+export { createTrainedEncoderHandle, type TrainedEncoderHandle } from './loop/trained-encoder-handle.js';
+export { TrainingDivergedError } from './loop/training-diverged-error.js';
 export { infoNceLoss } from './losses/info-nce.js';
+export { ignoredLabel, type MaskedBatch, type MaskTokensOptions, maskTokens } from './mlm/mask-tokens.js';
+export { MlmHead, mlmHeadNames } from './mlm/mlm-head.js';
+export {
+  mlmDigest,
+  type PretrainMlmOptions,
+  type PretrainMlmResult,
+  pretrainMlm,
+} from './mlm/pretrain-mlm.js';
 export {
   type AdamWHyper,
   type AdamWSlots,

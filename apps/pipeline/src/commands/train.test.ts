@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -37,7 +37,7 @@ describe('dv train', () => {
     Array.from({ length: 200 }, (_, i) => `bass: ${senses[i % 4]} number ${i % 17}`).join('\n'),
   );
 
-  it('vocab then init write a loadable mini backbone; run is not built (exit 3)', async () => {
+  it('vocab then init write a loadable mini backbone', async () => {
     const v = await dv(['train', 'vocab', '--out', join(dir, 'tok'), '--vocab-size', '120', corpus]);
     expect(v.stderr + v.stdout).not.toContain('error');
     expect(v.code).toBe(0);
@@ -89,10 +89,6 @@ describe('dv train', () => {
     ]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('exists and is not empty');
-
-    const r = await dv(['train', 'run']);
-    expect(r.code).toBe(3);
-    expect(r.stderr).toContain('not built yet');
   }, 120_000);
 
   it('usage errors exit 2 with the option named', async () => {
@@ -112,4 +108,162 @@ describe('dv train', () => {
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('--vocab-size must be a positive integer');
   });
+});
+
+/** A small dual-view mix: lemma senses in categories, original "Only <a>" / complement "Not <a>". */
+function writeToyMix(path: string, lemmas: number): string[] {
+  const cats = ['animal', 'music', 'food', 'tool', 'plant', 'place'];
+  const rows: string[] = [];
+  const texts: string[] = [];
+  for (let l = 0; l < lemmas; l++) {
+    const a = cats[l % cats.length]!;
+    const b = cats[(l * 7 + 1) % cats.length]!;
+    const sense = (c: string, k: string) => ({
+      docid: `w${l}.${k}`,
+      title: `w${l}`,
+      text: `w${l}: a ${c} thing number ${l % 9}`,
+    });
+    const [da, db, dx] = [sense(a, 'a'), sense(b, 'b'), sense(cats[(l + 3) % cats.length]!, 'x')];
+    rows.push(
+      JSON.stringify({
+        id: `w${l}-o`,
+        query: `w${l}`,
+        instruction: `Only ${a} senses.`,
+        positives: [da],
+        negatives: [db, dx],
+        view: 'original',
+        pairId: `w${l}`,
+      }),
+      JSON.stringify({
+        id: `w${l}-c`,
+        query: `w${l}`,
+        instruction: `Not ${a} senses.`,
+        positives: [db],
+        negatives: [da, dx],
+        view: 'complement',
+        pairId: `w${l}`,
+        originalId: `w${l}-o`,
+        synthesisKey: `k${l}`,
+      }),
+    );
+    texts.push(da.text, db.text, dx.text, `Only ${a} senses.`, `Not ${a} senses.`);
+  }
+  writeFileSync(path, `${rows.join('\n')}\n`);
+  return texts;
+}
+
+function metricsLosses(out: string): number[] {
+  return readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((r) => 'loss' in r)
+    .map((r) => r.loss as number);
+}
+
+describe('dv train run', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dv-train-run-'));
+  const mix = join(dir, 'mix.jsonl');
+  const corpus = join(dir, 'texts.txt');
+  writeFileSync(corpus, writeToyMix(mix, 40).join('\n'));
+  const init = join(dir, 'init');
+  const common = (out: string) => [
+    'train',
+    'run',
+    '--mix',
+    mix,
+    '--init',
+    init,
+    '--out',
+    out,
+    '--steps',
+    '40',
+    '--batch',
+    '16',
+    '--hard-negatives',
+    '2',
+    '--checkpoint-every',
+    '5',
+    '--seed',
+    '3',
+  ];
+
+  it('resumes after kill -9 onto the uninterrupted loss curve (1e-4); a finished run says so', async () => {
+    expect(
+      (await dv(['train', 'vocab', '--out', join(dir, 'tok'), '--vocab-size', '150', corpus])).code,
+    ).toBe(0);
+    const i = await dv([
+      'train',
+      'init',
+      '--backbone',
+      'mini-bert',
+      '--tokenizer',
+      join(dir, 'tok', 'tokenizer.json'),
+      '--out',
+      init,
+    ]);
+    expect(i.code, i.stderr).toBe(0);
+    writeFileSync(
+      join(dir, 'cfg.json'),
+      JSON.stringify({ logEverySteps: 1, model: { maxQueryLength: 16, maxDocLength: 24 } }),
+    );
+    const cfg = ['--config', join(dir, 'cfg.json')];
+
+    const full = await dv([...common(join(dir, 'full')), ...cfg]);
+    expect(full.code, full.stderr).toBe(0);
+    expect(full.stdout).toMatch(/trained 40 steps in [\d.]+ s: final loss [\d.]+/);
+    expect(full.stderr).toMatch(/train .*40\/40/);
+    const curve = metricsLosses(join(dir, 'full'));
+    expect(curve).toHaveLength(40);
+
+    // The same command, killed with SIGKILL once a checkpoint exists, then run again.
+    const out = join(dir, 'killed');
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@dv/source', '--import', 'tsx', join(here, '..', 'cli.ts'), ...common(out), ...cfg],
+      { cwd: join(here, '..', '..'), stdio: 'ignore' },
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_c, sig) => resolve(sig)),
+    );
+    const first = join(out, 'checkpoints', 'step-000005', 'trainer_state.json');
+    for (let t = 0; t < 1200 && !existsSync(first); t++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(first)).toBe(true);
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    expect(existsSync(join(out, 'summary.json'))).toBe(false);
+    const resumed = await dv([...common(out), ...cfg]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain('(resumed)');
+    const again = metricsLosses(out);
+    expect(again).toHaveLength(40);
+    for (const [k, l] of again.entries()) expect(Math.abs(l - curve[k]!), `step ${k + 1}`).toBeLessThan(1e-4);
+
+    const done = await dv([...common(out), ...cfg]);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain('is a finished run (40 steps');
+    for (const f of ['export/onnx/model.onnx', 'export/1_Pooling/config.json', 'manifest.json'])
+      expect(existsSync(join(out, f)), f).toBe(true);
+  }, 180_000);
+
+  it('a bad flag or config field is a usage error naming it (exit 2)', async () => {
+    const a = await dv([...common(join(dir, 'bad1')), '--batch', '0']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain('--batch must be a positive integer');
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ batch: { batchSize: 8, hardNegatives: -1 } }));
+    const b = await dv([
+      ...common(join(dir, 'bad2')).filter((x) => x !== '--hard-negatives' && x !== '2'),
+      '--config',
+      join(dir, 'bad.json'),
+    ]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/invalid trainer config .*batch\.hardNegatives/);
+    const c = await dv(['train', 'run', '--mix', mix, '--out', join(dir, 'bad3')]);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toContain('give exactly one of --init DIR or --backbone NAME');
+    const h = await dv(['train', 'run', '--help']);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toContain('Usage: dv train run');
+    expect(h.stdout).not.toContain('not built');
+  }, 60_000);
 });

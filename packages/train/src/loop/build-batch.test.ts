@@ -50,7 +50,11 @@ describe('buildBatch', () => {
   });
 
   it('keeps up to N labelled negatives per query, instruction negatives first', () => {
-    const b = buildBatch([original, complement, general], { ...opts, hardNegatives: 1, inBatchNegatives: false });
+    const b = buildBatch([original, complement, general], {
+      ...opts,
+      hardNegatives: 1,
+      inBatchNegatives: false,
+    });
     // original keeps only "voice" (its instruction negative), complement only "fish" (D+), general h2.
     expect(b.docIds).toEqual(['fish', 'voice', 'tree', 'h2']);
     expect(b.relations).toEqual([
@@ -126,11 +130,7 @@ describe('packBatches', () => {
   it('closes a batch short when a second unit does not fit; splits pairs when asked', async () => {
     const units = [['a'], ['p', "p'"], ['q', "q'"]];
     expect(await collect(packBatches(from(units), 2))).toEqual([['a'], ['p', "p'"], ['q', "q'"]]);
-    expect(await collect(packBatches(from(units), 2, false))).toEqual([
-      ['a', 'p'],
-      ["p'", 'q'],
-      ["q'"],
-    ]);
+    expect(await collect(packBatches(from(units), 2, false))).toEqual([['a', 'p'], ["p'", 'q'], ["q'"]]);
   });
 });
 
@@ -144,6 +144,6 @@ describe('shuffleBuffer', () => {
     expect(a).not.toEqual(c);
     expect([...a].sort((x, y) => x - y)).toEqual(xs);
     // Item k is emitted no earlier than position k - 10 (it cannot be read before then).
-    a.forEach((x, pos) => expect(pos).toBeGreaterThanOrEqual(x - 10));
+    for (const [pos, x] of a.entries()) expect(pos).toBeGreaterThanOrEqual(x - 10);
   });
 });

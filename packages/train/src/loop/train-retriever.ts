@@ -1,0 +1,478 @@
+/**
+ * Contrastive fine-tuning of a bi-encoder on a training mix (the paper's "Method": InfoNCE over
+ * queries, their positives, labelled and in-batch negatives, tau 0.02; AdamW; warmup-stable-
+ * decay), as one library call. The loop, per optimiser step t (0-based):
+ *
+ *   for each of `gradAccumulation` micro-batches: read the next batch (streamed mix ->
+ *     pair-aware shuffle buffer -> pair-keeping packer -> `buildBatch`), format and tokenize
+ *     (query + instruction / title + text, max length per side), loss and gradients
+ *     (`contrastiveGradients`: plain or gradient cache);
+ *   average the gradients, stop on NaN/inf (`TrainingDivergedError`, nothing applied),
+ *   clip to `gradClipNorm`, AdamW at lr = learningRate(t, total, peak, schedule).
+ *
+ * Run folder `out`:
+ *   run.json           config, data and init digests, the step plan (the run's identity)
+ *   checkpoints/       step-NNNNNN every `checkpoint.everySteps` and at the end (atomic,
+ *                      weights + AdamW moments + RNG + data cursor), the newest `keepLast` kept
+ *   metrics.jsonl      per `logEverySteps`: step, epoch, loss, lr, gradNorm, seq/s, tokens/s;
+ *                      evaluation records { step, eval }
+ *   export/            HF + sentence-transformers folder (CLS/mean pooling + Normalize as
+ *                      configured) with onnx/model.onnx
+ *   manifest.json      config, input digests, seeds, backend, git commit, timings
+ *   summary.json       written last: the result; its presence marks the run complete
+ *
+ * Determinism and resume: batches are a function of (seed, epoch), dropout masks of the
+ * checkpointed RNG, so the same seed and data give the same loss curve, and a re-run after a
+ * crash (even kill -9) restarts from the newest checkpoint, replays the data stream to its
+ * cursor, drops metrics past it, and continues on the same curve. A re-run of a complete run
+ * returns its summary without training; a different config or data in the same folder is an
+ * error.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  contentHash,
+  createFormatter,
+  createRng,
+  DataError,
+  describeZodIssues,
+  hashFile,
+  type Rng,
+  TrainerConfig,
+  type TrainerConfigInput,
+  writeFileAtomic,
+  writeJsonAtomic,
+  writeManifest,
+} from '@dv/core';
+import { initBackend } from '../backend/init-backend.js';
+import { type Tensor, tf } from '../backend/tf.js';
+import {
+  checkpointDir,
+  latestCheckpoint,
+  loadCheckpoint,
+  pruneCheckpoints,
+  saveCheckpoint,
+} from '../checkpoint/checkpoint.js';
+import { TransformerEncoder, toForwardInputs } from '../encoders/transformer-encoder.js';
+import { encoderWeightsFromSafetensors } from '../export/encoder-weights.js';
+import { exportHuggingFace } from '../export/huggingface/export-hugging-face.js';
+import { type AdamWState, applyAdamW, clipByGlobalNorm, createAdamWState } from '../optim/adamw.js';
+import { learningRate } from '../optim/learning-rate.js';
+import { readSafetensors } from '../safetensors/index.js';
+import { HfTokenizer } from '../tokenizer/hf-tokenizer.js';
+import { type BatchExample, buildBatch } from './build-batch.js';
+import { contrastiveGradients } from './contrastive-gradients.js';
+import { packBatches } from './pack-batches.js';
+import { readMixUnits } from './read-mix.js';
+import { shuffleBuffer } from './shuffle-buffer.js';
+import type { TrainEventListener } from './train-events.js';
+import { createTrainedEncoderHandle, type TrainedEncoderHandle } from './trained-encoder-handle.js';
+import { TrainingDivergedError } from './training-diverged-error.js';
+
+export interface TrainRetrieverOptions {
+  config: TrainerConfig | TrainerConfigInput;
+  /** Mix JSONL (TrainingExample | DualViewExample rows; Tevatron / Promptriever rows too). */
+  data: string;
+  /** HF model folder: config.json, model.safetensors, tokenizer.json. */
+  init: string;
+  /** Run folder. */
+  out: string;
+  evaluate?: (model: TrainedEncoderHandle, step: number) => Promise<Record<string, number>>;
+  /** Which evaluation figure `bestEval` maximises (default: the first key returned). */
+  evalKey?: string;
+  onEvent?: TrainEventListener;
+  /** Aborting checkpoints the current step and rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Recorded in the manifest. */
+  command?: string[];
+}
+
+export interface TrainRunResult {
+  out: string;
+  /** HF folder incl. onnx/model.onnx. */
+  exportDir: string;
+  steps: number;
+  finalLoss: number;
+  bestEval?: { step: number; key: string; value: number; results: Record<string, number> };
+  /** This call continued from a checkpoint. */
+  resumed: boolean;
+  /** The run was complete before this call; nothing was trained. */
+  alreadyComplete: boolean;
+  seconds: number;
+}
+
+const runFormat = 'dv-train-run-1';
+
+interface DataCursor {
+  epoch: number;
+  /** Batches of `epoch` already consumed. */
+  batch: number;
+}
+
+/** Parses a trainer config, naming the offending field on error. */
+export function parseTrainerConfig(input: unknown, source = 'trainer config'): TrainerConfig {
+  const r = TrainerConfig.safeParse(input);
+  if (!r.success) throw new DataError(describeZodIssues(r.error.issues), source);
+  return r.data;
+}
+
+function requireFile(path: string, what: string): void {
+  if (!existsSync(path)) throw new DataError(`${what} is missing`, path);
+}
+
+async function* epochBatches(
+  data: string,
+  config: TrainerConfig,
+  epoch: number,
+): AsyncGenerator<BatchExample[]> {
+  const rng = createRng(config.seed).fork(`data:epoch:${epoch}`);
+  const units = readMixUnits(data, { keepNegatives: config.batch.hardNegatives });
+  yield* packBatches(
+    shuffleBuffer(units, config.batch.shuffleBuffer, rng),
+    config.batch.batchSize,
+    config.batch.pairViewsInBatch,
+  );
+}
+
+async function countBatches(data: string, config: TrainerConfig): Promise<number> {
+  let n = 0;
+  for await (const _ of epochBatches(data, config, 0)) n++;
+  return n;
+}
+
+/** Endless batch stream from `cursor` (epochs cycle), updating `cursor` as it goes. */
+async function* batchesFrom(
+  data: string,
+  config: TrainerConfig,
+  cursor: DataCursor,
+): AsyncGenerator<BatchExample[]> {
+  for (;;) {
+    let i = 0;
+    for await (const b of epochBatches(data, config, cursor.epoch)) {
+      if (i++ < cursor.batch) continue;
+      cursor.batch++;
+      yield b;
+    }
+    if (i === 0) throw new DataError('the mix has no training examples', data);
+    cursor.epoch++;
+    cursor.batch = 0;
+  }
+}
+
+/** Keeps metrics records up to `step` (drops what a crash left past the checkpoint). */
+async function truncateMetrics(path: string, step: number): Promise<void> {
+  if (!existsSync(path)) return;
+  const keep = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => {
+      if (!l.trim()) return false;
+      try {
+        return (JSON.parse(l) as { step: number }).step <= step;
+      } catch {
+        return false; // a line cut short by a crash
+      }
+    });
+  await writeFileAtomic(path, keep.length ? `${keep.join('\n')}\n` : '');
+}
+
+function loadInitEncoder(
+  init: string,
+  dropout: number | null,
+): { encoder: TransformerEncoder; raw: unknown } {
+  const raw = JSON.parse(readFileSync(join(init, 'config.json'), 'utf8')) as Record<string, unknown>;
+  const cfg = dropout === null ? raw : { ...raw, hidden_dropout_prob: dropout };
+  const weightsPath = join(init, 'model.safetensors');
+  const encoder = TransformerEncoder.fromWeights(
+    cfg,
+    encoderWeightsFromSafetensors(readSafetensors(weightsPath), weightsPath),
+    weightsPath,
+  );
+  return { encoder, raw };
+}
+
+export async function trainRetriever(options: TrainRetrieverOptions): Promise<TrainRunResult> {
+  const started = performance.now();
+  const config = parseTrainerConfig(options.config);
+  const { data, init, out } = options;
+  requireFile(data, 'training mix');
+  for (const f of ['config.json', 'model.safetensors', 'tokenizer.json'])
+    requireFile(join(init, f), `init model file ${f}`);
+  const emit = options.onEvent ?? (() => {});
+  const backend = await initBackend();
+
+  const dataDigest = (await hashFile(data)).sha256;
+  const initDigest = contentHash(
+    await Promise.all(
+      ['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => hashFile(join(init, f))),
+    ),
+  );
+  const digest = contentHash({ config, dataDigest, initDigest });
+  const runPath = join(out, 'run.json');
+  const summaryPath = join(out, 'summary.json');
+  mkdirSync(out, { recursive: true });
+  let plan: { batchesPerEpoch: number; totalSteps: number } | undefined;
+  if (existsSync(runPath)) {
+    const prev = JSON.parse(readFileSync(runPath, 'utf8')) as { digest?: string; plan?: typeof plan };
+    if (prev.digest !== digest)
+      throw new DataError(
+        'this run folder holds a run with a different config, mix or init model; use a new --out (or delete the folder)',
+        out,
+      );
+    plan = prev.plan;
+    if (existsSync(summaryPath)) {
+      const done = JSON.parse(readFileSync(summaryPath, 'utf8')) as TrainRunResult;
+      return { ...done, resumed: false, alreadyComplete: true, seconds: 0 };
+    }
+  }
+  if (!plan) {
+    const batchesPerEpoch = await countBatches(data, config);
+    if (batchesPerEpoch === 0) throw new DataError('the mix has no training examples', data);
+    const totalSteps =
+      config.batch.steps ??
+      Math.max(1, Math.ceil((config.batch.epochs * batchesPerEpoch) / config.batch.gradAccumulation));
+    plan = { batchesPerEpoch, totalSteps };
+    await writeJsonAtomic(runPath, {
+      format: runFormat,
+      digest,
+      data,
+      dataDigest,
+      init,
+      initDigest,
+      plan,
+      config,
+    });
+  }
+  const totalSteps = plan.totalSteps;
+
+  const tokenizer = HfTokenizer.fromFile(join(init, 'tokenizer.json'));
+  const formatter = createFormatter(config.formatter);
+  const ckptRoot = join(out, 'checkpoints');
+  const metricsPath = join(out, 'metrics.jsonl');
+  const initRaw = JSON.parse(readFileSync(join(init, 'config.json'), 'utf8')) as unknown;
+
+  let encoder: TransformerEncoder;
+  let optimizer: AdamWState;
+  let rng: Rng;
+  let step = 0;
+  let cursor: DataCursor = { epoch: 0, batch: 0 };
+  let bestEval: TrainRunResult['bestEval'];
+  const latest = latestCheckpoint(ckptRoot);
+  const resumed = latest !== undefined;
+  if (latest) {
+    const ck = loadCheckpoint(latest);
+    encoder = ck.encoder;
+    optimizer = ck.optimizer ?? createAdamWState();
+    rng = ck.rng;
+    step = ck.step;
+    cursor = ck.extra.cursor as DataCursor;
+    bestEval = ck.extra.bestEval as TrainRunResult['bestEval'];
+    await truncateMetrics(metricsPath, step);
+  } else {
+    encoder = loadInitEncoder(init, config.model.dropout).encoder;
+    optimizer = createAdamWState();
+    rng = createRng(config.seed).fork('train');
+    rmSync(metricsPath, { force: true });
+  }
+
+  const handle = createTrainedEncoderHandle(encoder, tokenizer, formatter, config);
+  const batchOptions = {
+    hardNegatives: config.batch.hardNegatives,
+    inBatchNegatives: config.loss.inBatchNegatives,
+    maskFalseNegatives: config.loss.maskFalseNegatives,
+    formatter,
+  };
+  const stream = batchesFrom(data, config, cursor);
+  const log = (record: Record<string, unknown>) => appendFileSync(metricsPath, `${JSON.stringify(record)}\n`);
+  const checkpoint = async () => {
+    const path = checkpointDir(ckptRoot, step);
+    await saveCheckpoint(path, {
+      encoder,
+      optimizer,
+      step,
+      rng,
+      extra: { cursor: { ...cursor }, digest, ...(bestEval ? { bestEval } : {}) },
+    });
+    pruneCheckpoints(ckptRoot, config.checkpoint.keepLast);
+    emit({ type: 'checkpoint', step, path });
+    return path;
+  };
+  const runEval = async () => {
+    if (!options.evaluate) return;
+    const results = await options.evaluate(handle, step);
+    log({ step, eval: results });
+    emit({ type: 'eval', step, results });
+    const key = options.evalKey ?? Object.keys(results)[0];
+    const value = key === undefined ? undefined : results[key];
+    if (key !== undefined && value !== undefined && (!bestEval || value > bestEval.value))
+      bestEval = { step, key, value, results };
+  };
+
+  emit({
+    type: 'start',
+    job: 'retriever',
+    out,
+    totalSteps,
+    startStep: step,
+    resumed,
+    backend: backend.choice,
+  });
+  const sessionStart = performance.now();
+  const sessionFirstStep = step;
+  let window = { t: performance.now(), steps: 0, seqs: 0, tokens: 0 };
+  let lastLoss = Number.NaN;
+  let lastCheckpointStep = step;
+  try {
+    while (step < totalSteps) {
+      if (options.signal?.aborted) {
+        if (lastCheckpointStep !== step) await checkpoint();
+        throw options.signal.reason ?? new Error('training aborted');
+      }
+      const lr = learningRate(step, totalSteps, config.optimizer.lr, config.schedule);
+      const accum = config.batch.gradAccumulation;
+      let summed: Map<string, Tensor> | undefined;
+      let lossSum = 0;
+      for (let a = 0; a < accum; a++) {
+        const { value: examples } = await stream.next();
+        const batch = buildBatch(examples!, batchOptions);
+        const [q, d] = await Promise.all([
+          tokenizer.encode(batch.queryTexts, { maxLength: config.model.maxQueryLength }),
+          tokenizer.encode(batch.docTexts, { maxLength: config.model.maxDocLength }),
+        ]);
+        window.seqs += q.inputIds.length + d.inputIds.length;
+        for (const m of [...q.attentionMask, ...d.attentionMask]) for (const x of m) window.tokens += x;
+        const inputs = {
+          queries: toForwardInputs(q),
+          docs: toForwardInputs(d),
+          relations: tf.tensor2d(batch.relations),
+        };
+        const r = contrastiveGradients(
+          encoder,
+          inputs,
+          {
+            pooling: config.model.pooling,
+            normalize: config.model.normalize,
+            temperature: config.loss.temperature,
+            training: true,
+            gradCacheChunk: config.batch.gradCacheChunk ?? undefined,
+          },
+          rng,
+        );
+        tf.dispose([inputs.queries, inputs.docs, inputs.relations] as unknown as Tensor[]);
+        lossSum += r.loss;
+        if (!summed) summed = r.grads;
+        else {
+          for (const [n, g] of r.grads) {
+            const prev = summed.get(n)!;
+            summed.set(n, tf.add(prev, g));
+            prev.dispose();
+            g.dispose();
+          }
+        }
+      }
+      const grads = summed!;
+      if (accum > 1)
+        for (const [n, g] of grads) {
+          grads.set(n, tf.div(g, accum));
+          g.dispose();
+        }
+      const loss = lossSum / accum;
+      if (!Number.isFinite(loss)) {
+        tf.dispose([...grads.values()]);
+        throw new TrainingDivergedError(step + 1, 'loss', loss, latestCheckpoint(ckptRoot));
+      }
+      const clipped = clipByGlobalNorm(grads, config.optimizer.gradClipNorm ?? Number.POSITIVE_INFINITY);
+      tf.dispose([...grads.values()]);
+      if (!Number.isFinite(clipped.norm)) {
+        tf.dispose([...clipped.grads.values()]);
+        throw new TrainingDivergedError(step + 1, 'gradient norm', clipped.norm, latestCheckpoint(ckptRoot));
+      }
+      applyAdamW(encoder.params, clipped.grads, optimizer, lr, config.optimizer);
+      tf.dispose([...clipped.grads.values()]);
+      step++;
+      lastLoss = loss;
+      window.steps++;
+
+      if (step % config.logEverySteps === 0 || step === totalSteps) {
+        const now = performance.now();
+        const secs = (now - window.t) / 1000;
+        const avg = (now - sessionStart) / 1000 / (step - sessionFirstStep);
+        const rates = {
+          stepsPerSecond: window.steps / secs,
+          sequencesPerSecond: window.seqs / secs,
+          tokensPerSecond: window.tokens / secs,
+        };
+        log({ step, epoch: cursor.epoch, loss, lr, gradNorm: clipped.norm, ...rates });
+        emit({
+          type: 'step',
+          job: 'retriever',
+          step,
+          totalSteps,
+          loss,
+          lr,
+          gradNorm: clipped.norm,
+          ...rates,
+          etaSeconds: (totalSteps - step) * avg,
+        });
+        window = { t: now, steps: 0, seqs: 0, tokens: 0 };
+      }
+      if (config.evalEverySteps && step % config.evalEverySteps === 0 && step < totalSteps) await runEval();
+      if (step % config.checkpoint.everySteps === 0 || step === totalSteps) {
+        if (step === totalSteps) await runEval();
+        await checkpoint();
+        lastCheckpointStep = step;
+      }
+    }
+  } finally {
+    await stream.return(undefined);
+  }
+
+  // Export: written next to the final folder and renamed in, so `export/` is whole or absent.
+  const exportDir = join(out, 'export');
+  const tmp = join(out, `.export.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  await exportHuggingFace(tmp, {
+    config: initRaw,
+    weights: encoder.toWeights(),
+    tokenizerJson: join(init, 'tokenizer.json'),
+    pooling: config.model.pooling,
+    normalize: config.model.normalize,
+    maxSeqLength: Math.max(config.model.maxQueryLength, config.model.maxDocLength),
+    metadata: { dv_run_digest: digest },
+    withOnnx: true,
+  });
+  rmSync(exportDir, { recursive: true, force: true });
+  renameSync(tmp, exportDir);
+  emit({ type: 'export', path: exportDir });
+  encoder.dispose();
+
+  const seconds = (performance.now() - started) / 1000;
+  await writeManifest(out, {
+    kind: 'train-retriever',
+    config: { trainer: config, data, init, totalSteps, backend },
+    ...(options.command ? { command: options.command } : {}),
+    formatter: config.formatter,
+    seeds: [config.seed],
+    timings: { seconds },
+    inputs: [data, join(init, 'config.json'), join(init, 'model.safetensors'), join(init, 'tokenizer.json')],
+    outputs: [join(exportDir, 'model.safetensors'), join(exportDir, 'onnx', 'model.onnx')],
+    notes: [`backend ${backend.choice}: ${backend.reason}`, ...(resumed ? [`resumed from ${latest}`] : [])],
+  });
+  if (Number.isNaN(lastLoss)) {
+    const metrics = readFileSync(metricsPath, 'utf8').trim().split('\n');
+    const lossLine = metrics.reverse().find((l) => l.includes('"loss"'));
+    if (lossLine) lastLoss = (JSON.parse(lossLine) as { loss: number }).loss;
+  }
+  const result: TrainRunResult = {
+    out,
+    exportDir,
+    steps: step,
+    finalLoss: lastLoss,
+    ...(bestEval ? { bestEval } : {}),
+    resumed,
+    alreadyComplete: false,
+    seconds,
+  };
+  await writeJsonAtomic(summaryPath, result);
+  emit({ type: 'done', steps: step, finalLoss: lastLoss, seconds, out });
+  return result;
+}
