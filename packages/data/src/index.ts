@@ -51,6 +51,15 @@ export { EXCLUSION_LEVERS } from './mini/followir-topics.js';
 export { TEMPLATE_VERSION } from './mini/instruction-templates.js';
 export { loadMiniWorld, type MiniWorld } from './mini/load-mini-world.js';
 export { MiniWorldOptions, type MiniWorldOptionsInput } from './mini/mini-world-options.js';
+export {
+  type BenchmarkQuality,
+  benchmarkQuality,
+  constraintWords,
+  infosearchLeakage,
+  type Leakage,
+  type WordingQuality,
+  wordingQuality,
+} from './mini/mini-world-quality.js';
 export type { MiniWorldStats } from './mini/mini-world-stats.js';
 // Parquet.
 export {

@@ -10,7 +10,9 @@ export {
   guessStyle,
   type Reversal,
   type ReversalLever,
+  reverseOffline,
   reversalLevers,
+  separatingLevers,
   writeInstruction,
 } from './backends/offline-reverser.js';
 export { createOpenAIChatBackend, type OpenAIChatOptions } from './backends/openai-chat.js';
@@ -76,6 +78,7 @@ export {
 } from './trainer-exports.js';
 export { type Pricing, UsageLedger } from './usage-ledger.js';
 export type { Judge, JudgeInput } from './verify/judge.js';
+export { type ComplementFigures, complementFigures } from './verify/complement-figures.js';
 export { createLexicalJudge, lexicalScore } from './verify/lexical-judge.js';
 export { createLlmJudge, judgeTemplate, renderJudgePrompt } from './verify/llm-judge.js';
 export { type WriteMixesOptions, writeMixes } from './write-mixes.js';

@@ -16,6 +16,7 @@ import {
   readPromptriever,
 } from '@dv/data';
 import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
+import { type MiniFigures, miniFigures, miniTargets } from '../mini-figures.js';
 
 function intOption(ctx: CommandContext, name: string): number | undefined {
   const v = ctx.values[name];
@@ -277,8 +278,88 @@ duplicate ids, qrels naming unknown documents) stops with file:line and exit 1.`
   },
 };
 
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const shares = (r: Record<string, number>) =>
+  Object.entries(r)
+    .sort(([, a], [, b]) => b - a)
+    .map(([k, v]) => `${k} ${pct(v)}`)
+    .join(', ');
+
+function printFigures(w: (line: string) => void, f: MiniFigures): void {
+  for (const [name, b] of [
+    ['FollowIR-form (held-out wording)', f.followir],
+    ['FollowIR-form (seen wording)', f.followirSeen],
+  ] as const) {
+    if (!b) continue;
+    w(`${name}: ${b.topics} topics`);
+    w(`  BM25: p-MRR ${b.bm25.pMrr.toFixed(1)}, Score (nDCG@5) ${b.bm25.score.toFixed(1)}`);
+    w(
+      `  BM25 p-MRR per change lever: ${Object.entries(b.bm25.pMrrByLever)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')}`,
+    );
+    w(`  change levers: ${shares(b.leverShares)} (max ${pct(b.maxLeverShare)})`);
+    w(`  constrained attribute: ${shares(b.attributeShares)}`);
+    w(`  vacuous og: ${pct(b.vacuousOgShare)}; og relevant a strict subset of judged: ${pct(b.selectiveOgShare)}`);
+    w(
+      `  leakage: change words in a removed doc ${pct(b.leakage.removed)} of topics, in a kept doc ${pct(b.leakage.kept)} (ratio ${b.leakage.ratio ?? '-'})`,
+    );
+    w(`  narrowing violations ${b.narrowingViolations}; self-contradictions ${b.contradictions}`);
+    w(
+      `  wording: ${b.wording.benchmarkFrames} change frames, ${b.wording.benchmarkFramesInTrainSeeds} of them in the train seeds`,
+    );
+  }
+  w(`Train seed styles: ${shares(f.followir.wording.trainStyleShares)}`);
+  w('InfoSearch-style sets (constraint words in instructed-relevant vs reversed-relevant docs):');
+  for (const [lever, l] of Object.entries(f.infosearch))
+    w(`  ${lever}: ${l.topics} topics, ${pct(l.removed)} vs ${pct(l.kept)} (ratio ${l.ratio ?? '-'})`);
+  const r = f.reverser;
+  w(
+    `Offline reverser: ${r.complements}/${r.seeds} complements (coverage ${pct(r.coverage)}; dev ${pct(r.devCoverage)} of ${r.devSeeds})`,
+  );
+  w(`  levers: ${shares(r.leverShares)} (${r.leversAtLeast5pct} at >= 5%)`);
+  w(
+    `  max (frame, lever) skeleton ${pct(r.maxSkeletonShare)}; paraphrases per frame >= ${r.minParaphrasesPerFrame}; query masked distinct ${pct(r.maskedDistinctShare)} (top repeats ${r.topMaskedRepeat})`,
+  );
+  const c = r.cues;
+  w(
+    `  cues original vs complement: quoted ${pct(c.original.quoted)} / ${pct(c.complement.quoted)}, first person ${pct(c.original.firstPerson)} / ${pct(c.complement.firstPerson)}, negation ${pct(c.original.negation)} / ${pct(c.complement.negation)}`,
+  );
+  w(`  accepted by the text-only judge ${pct(r.textJudgePassShare)}, by the metadata judge ${pct(r.metadataJudgePassShare)}`);
+}
+
+const statsCommand: Command = {
+  name: 'stats',
+  summary: 'quality figures of a built mini world (BM25 p-MRR, leakage, levers, reverser)',
+  usage: 'DIR [--json] [--check]',
+  description: `Reads the mini world in DIR and prints the figures that say whether its benchmark
+measures instruction following: BM25 p-MRR and Score on the FollowIR-form splits (held-out and
+seen wording), change-lever shares, the vacuous-og share, keyword leakage (the change's words in
+removed vs kept docs), narrowing violations and self-contradictions, wording overlap with the
+train seeds, InfoSearch-style leakage per lever, and the offline reverser's lever shares,
+skeleton shares, masked distinctness, cue balance and text-only acceptance. --json prints them as
+JSON; --check also lists the issue-11 targets and exits 1 when one fails.`,
+  allowPositionals: true,
+  options: {
+    json: { type: 'boolean', description: 'print the figures as JSON' },
+    check: { type: 'boolean', description: 'check the targets; exit 1 when one fails' },
+  },
+  async run(ctx) {
+    const dir = ctx.positionals[0];
+    if (!dir) throw new UsageError('give the mini world folder DIR');
+    const f = await miniFigures(dir);
+    const w = (line: string) => ctx.stdout.write(`${line}\n`);
+    if (ctx.values.json === true) w(JSON.stringify(f, null, 2));
+    else printFigures(w, f);
+    if (ctx.values.check !== true) return 0;
+    const targets = miniTargets(f);
+    for (const t of targets) w(`${t.ok ? 'ok  ' : 'FAIL'} ${t.name}: ${t.value}`);
+    return targets.every((t) => t.ok) ? 0 : 1;
+  },
+};
+
 export const dataCommand: Command = {
   name: 'data',
   summary: 'build the mini world and load real datasets',
-  subcommands: [buildMini, fetchCommand, checkCommand],
+  subcommands: [buildMini, fetchCommand, checkCommand, statsCommand],
 };

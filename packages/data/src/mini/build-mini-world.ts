@@ -47,7 +47,7 @@ import { type MiniWorldStats, miniWorldStats, renderStatsMarkdown } from './mini
 import { buildSeedExample, type SeedExampleOptions } from './seed-examples.js';
 
 /** Bump when the builder's output changes for the same options (invalidates caches). */
-export const MINI_BUILDER_VERSION = 'mini-world/2';
+export const MINI_BUILDER_VERSION = 'mini-world/3';
 export const MINI_DATASET_NAME = 'dv-mini-wordnet';
 
 export interface BuildMiniWorldOptions extends MiniWorldOptionsInput {
@@ -60,6 +60,12 @@ export interface BuildMiniWorldOptions extends MiniWorldOptionsInput {
   progress?: ProgressMode;
   /** The command line, recorded in the manifest. */
   command?: string[];
+  /**
+   * Scores the built benchmark splits with a ranker (the CLI passes BM25 from @dv/eval, which
+   * this package does not depend on); the result is recorded in the manifest under
+   * `config.figures.scores` next to the data figures.
+   */
+  scoreBenchmarks?: (sets: { followir: InstructedSet; followirSeen: InstructedSet }) => Promise<Record<string, unknown>>;
 }
 
 export interface MiniWorldBuild {
@@ -81,6 +87,8 @@ export const MINI_FILES = {
   statsMd: 'stats.md',
   manifest: 'manifest.json',
   followir: 'benchmark/followir',
+  /** The same topics and qrels with the changed sentence worded from the TRAIN paraphrase pool. */
+  followirSeen: 'benchmark/followir-seen',
   infosearch: 'benchmark/infosearch',
 } as const;
 
@@ -132,17 +140,22 @@ function generalLemmas(corpus: MiniCorpus, splits: LemmaSplits): string[] {
   return out.sort();
 }
 
-function followirSet(corpus: MiniCorpus, topics: FollowIRTopic[]): InstructedSet {
+function followirSet(corpus: MiniCorpus, topics: FollowIRTopic[], wording: 'held-out' | 'seen'): InstructedSet {
   const docIds = new Set<string>();
   for (const t of topics) for (const d of t.candidates) docIds.add(d);
+  const seen = wording === 'seen';
   return {
-    name: 'mini-followir',
+    name: seen ? 'mini-followir-seen' : 'mini-followir',
     corpus: [...docIds].sort().map((id) => corpus.byId.get(id)!),
     queries: topics.map((t) => ({
       id: t.id,
       query: t.lemma,
-      instructions: { og: t.instructionOg, changed: t.instructionChanged },
-      metadata: t.metadata,
+      instructions: seen
+        ? { og: t.seen.instructionOg, changed: t.seen.instructionChanged }
+        : { og: t.instructionOg, changed: t.instructionChanged },
+      metadata: seen
+        ? { ...t.metadata, changeFrame: t.seen.changeFrame, wording: 'seen' }
+        : { ...t.metadata, wording: 'held-out' },
     })),
     qrels: {
       og: new Map(topics.map((t) => [t.id, t.qrelsOg])),
@@ -185,7 +198,7 @@ function infosearchSet(
 
 export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<MiniWorldBuild> {
   const started = performance.now();
-  const { out, wordnetDir, force, progress: progressMode, command, ...rest } = input;
+  const { out, wordnetDir, force, progress: progressMode, command, scoreBenchmarks, ...rest } = input;
   const options = MiniWorldOptions.parse(rest);
   const version = wordnetDir ? `WordNet files in ${resolve(wordnetDir)}` : wordnetDbVersion();
   const cacheKey = miniWorldCacheKey(options, version);
@@ -215,6 +228,7 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
     { test: options.testLemmas, dev: options.devLemmas, train: options.trainLemmas },
     rng.fork('splits'),
     options.disjointSenses ? (l) => wn.senses.get(l) ?? [] : undefined,
+    (l) => (wn.senses.get(l)?.length ?? 0) >= 3,
   );
 
   const seedOptions: SeedExampleOptions = {
@@ -276,7 +290,7 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
       p.tick();
     }
     p.done(`${topics.length} topics`);
-    return followirSet(corpus, topics);
+    return { main: followirSet(corpus, topics, 'held-out'), seen: followirSet(corpus, topics, 'seen') };
   });
 
   const infosearch = await stage('infosearch', () => {
@@ -304,7 +318,8 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
     seedsTrain,
     seedsDev,
     general,
-    followir,
+    followir: followir.main,
+    followirSeen: followir.seen,
     infosearch,
   });
 
@@ -332,7 +347,8 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
       path(MINI_FILES.seedsDev),
       path(MINI_FILES.general),
     );
-    written.push(...(await writeFollowIRv1(path(MINI_FILES.followir), followir)));
+    written.push(...(await writeFollowIRv1(path(MINI_FILES.followir), followir.main)));
+    written.push(...(await writeFollowIRv1(path(MINI_FILES.followirSeen), followir.seen)));
     for (const [lever, set] of infosearch) {
       written.push(...(await writeInfoSearch(path(join(MINI_FILES.infosearch, lever)), set)));
     }
@@ -343,10 +359,18 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
     return written;
   });
 
+  const scores = scoreBenchmarks
+    ? await stage('scores', () => scoreBenchmarks({ followir: followir.main, followirSeen: followir.seen }))
+    : undefined;
   const seconds = Math.round(performance.now() - started) / 1000;
   await writeManifest(out, {
     kind: 'mini-world',
-    config: { ...options, cacheKey, builder: MINI_BUILDER_VERSION },
+    config: {
+      ...options,
+      cacheKey,
+      builder: MINI_BUILDER_VERSION,
+      figures: { ...stats.quality, ...(scores ? { scores } : {}) },
+    },
     command,
     templateVersion: TEMPLATE_VERSION,
     datasetRevisions: { wordnet: version },

@@ -33,6 +33,7 @@ export function ambiguousLemmas(wn: WordNet, minCategories = 2, maxSenses = 40):
  * With `sensesOf`, splits are also disjoint in documents: a dev lemma sharing a sense (synset)
  * with a test lemma is skipped, and so is a train lemma sharing one with dev or test (WordNet
  * synsets have several words, e.g. "bass" and "basso"), so no held-out entry is a training positive.
+ * With `testFirst`, test lemmas come from the preferred ones while they last.
  * Throws when the pool is too small for the requested test + dev sizes.
  */
 export function splitLemmas(
@@ -40,11 +41,18 @@ export function splitLemmas(
   sizes: { test: number; dev: number; train: number | null },
   rng: Rng,
   sensesOf?: (lemma: string) => ReadonlyArray<string>,
+  testFirst?: (lemma: string) => boolean,
 ): LemmaSplits {
   if (sizes.test + sizes.dev > lemmas.length) {
     throw new Error(`only ${lemmas.length} ambiguous lemmas for ${sizes.test} test + ${sizes.dev} dev`);
   }
-  const order = rng.shuffle([...lemmas].sort());
+  const shuffled = rng.shuffle([...lemmas].sort());
+  // Test lemmas are drawn first from those `testFirst` prefers (e.g. >= 3 senses, so an og
+  // instruction can leave a judged sense non-relevant); the order of the rest is unchanged.
+  const preferred = testFirst ? shuffled.filter(testFirst) : shuffled;
+  const head = preferred.slice(0, sizes.test);
+  const taken = new Set(head);
+  const order = [...head, ...shuffled.filter((l) => !taken.has(l))];
   const held = new Set<string>();
   const clashes = (l: string) => (sensesOf ? sensesOf(l).some((id) => held.has(id)) : false);
   const hold = (l: string) => {

@@ -32,6 +32,8 @@ export interface MiniWorld {
   readGeneral(): AsyncGenerator<TrainingExample>;
   loadCorpus(): Promise<Passage[]>;
   loadFollowIR(): Promise<InstructedSet>;
+  /** The seen-wording split (benchmark/followir-seen/), or null in builds older than mini-world/3. */
+  loadFollowIRSeen(): Promise<InstructedSet | null>;
   loadInfoSearch(lever: string): Promise<InstructedSet>;
 }
 
@@ -65,6 +67,10 @@ export async function loadMiniWorld(dir: string): Promise<MiniWorld> {
     readGeneral: () => readJsonl(paths.general, TrainingExample, { uniqueBy: (s) => s.id }),
     loadCorpus: () => readJsonlAll(paths.corpus, Passage, { uniqueBy: (p) => p.docid, uniqueName: 'docid' }),
     loadFollowIR: () => loadFollowIRv1(paths.followir, { name: 'mini-followir', origin: dir }),
+    loadFollowIRSeen: async () =>
+      existsSync(paths.followirSeen)
+        ? loadFollowIRv1(paths.followirSeen, { name: 'mini-followir-seen', origin: dir })
+        : null,
     loadInfoSearch: async (lever) => {
       if (!levers.includes(lever)) {
         throw new DataError(

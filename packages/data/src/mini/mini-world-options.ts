@@ -47,7 +47,7 @@ export const MiniWorldOptions = z.object({
     .default([...MINI_LEVERS]),
   /** Writing styles of seed instructions. */
   styles: z
-    .array(z.enum(SEED_STYLES as [string, ...string[]]))
+    .array(z.enum(SEED_STYLES as unknown as [string, ...string[]]))
     .min(1)
     .default([...SEED_STYLES]),
 });

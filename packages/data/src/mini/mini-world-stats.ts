@@ -9,6 +9,21 @@ import type { MiniLever } from './constraint.js';
 import type { LemmaSplits } from './lemma-splits.js';
 import type { MiniCorpus } from './mini-corpus.js';
 import type { MiniWorldOptions } from './mini-world-options.js';
+import {
+  type BenchmarkQuality,
+  benchmarkQuality,
+  infosearchLeakage,
+  type Leakage,
+  type WordingQuality,
+  wordingQuality,
+} from './mini-world-quality.js';
+
+/** The quality figures (mini-world-quality.ts) of the build; BM25 scores come from the CLI. */
+export interface MiniWorldQualityFigures {
+  followir: BenchmarkQuality & { wording: WordingQuality };
+  followirSeen: BenchmarkQuality & { wording: WordingQuality };
+  infosearch: Record<string, Leakage & { topics: number }>;
+}
 
 export interface SeedSetStats {
   examples: number;
@@ -68,6 +83,7 @@ export interface MiniWorldStats {
       instructionWords: Distribution;
     }
   >;
+  quality: MiniWorldQualityFigures;
   examples: { seed?: unknown; followir?: unknown; infosearch?: unknown };
 }
 
@@ -100,6 +116,8 @@ export function miniWorldStats(input: {
   seedsDev: SeedExample[];
   general: TrainingExample[];
   followir: InstructedSet;
+  /** The seen-wording split (same topics, train-pool wording). */
+  followirSeen: InstructedSet;
   infosearch: Map<MiniLever, InstructedSet>;
 }): MiniWorldStats {
   const { corpus, splits, followir } = input;
@@ -165,6 +183,14 @@ export function miniWorldStats(input: {
       changedInstructionWords: distribution(fq.map((q) => wordsIn(q.instructions.changed ?? ''))),
     },
     infosearch,
+    quality: {
+      followir: { ...benchmarkQuality(followir), wording: wordingQuality(followir, input.seedsTrain) },
+      followirSeen: {
+        ...benchmarkQuality(input.followirSeen),
+        wording: wordingQuality(input.followirSeen, input.seedsTrain),
+      },
+      infosearch: Object.fromEntries([...input.infosearch].map(([l, set]) => [l, infosearchLeakage(set)])),
+    },
     examples: {
       seed: exampleSeed && {
         query: exampleSeed.query,
@@ -253,6 +279,26 @@ export function renderStatsMarkdown(s: MiniWorldStats): string {
   );
   lines.push(
     `Instruction words: og ${fmtDist(s.followir.ogInstructionWords)}; changed ${fmtDist(s.followir.changedInstructionWords)}.`,
+    '',
+  );
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  lines.push('## Quality (does the benchmark measure instruction following?)', '');
+  lines.push('| figure | held-out wording | seen wording |', '|---|---|---|');
+  const q = s.quality.followir;
+  const qs = s.quality.followirSeen;
+  const row = (name: string, f: (b: BenchmarkQuality & { wording: WordingQuality }) => string) =>
+    lines.push(`| ${name} | ${f(q)} | ${f(qs)} |`);
+  row('topics', (b) => String(b.topics));
+  row('largest change-lever share', (b) => pct(b.maxLeverShare));
+  row('vacuous og (every judged sense relevant)', (b) => pct(b.vacuousOgShare));
+  row('change words in a removed / a kept doc', (b) => `${pct(b.leakage.removed)} / ${pct(b.leakage.kept)}`);
+  row('narrowing violations / self-contradictions', (b) => `${b.narrowingViolations} / ${b.contradictions}`);
+  row('change frames (of them in train seeds)', (b) => `${b.wording.benchmarkFrames} (${b.wording.benchmarkFramesInTrainSeeds})`);
+  lines.push('');
+  lines.push(
+    `Change levers: ${Object.entries(q.leverShares)
+      .map(([k, v]) => `${k} ${pct(v)}`)
+      .join(', ')}. BM25 p-MRR and Score: \`dv data stats DIR\`.`,
     '',
   );
   lines.push('## Examples', '', '```json', JSON.stringify(s.examples, null, 2), '```', '');

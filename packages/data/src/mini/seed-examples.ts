@@ -1,6 +1,7 @@
 /**
  * Seed training examples of the mini world, in Promptriever's shape (`SeedExample`): query =
- * an ambiguous lemma, instruction = a templated sentence selecting senses by one lever,
+ * an ambiguous lemma, instruction = a templated sentence selecting senses by one lever (or, in
+ * the compound style, a requirement plus an exclusion),
  * positives = the senses satisfying it (the chosen one first), instruction negatives = other
  * senses of the same lemma that violate it (up to 3, dominant first), hard negatives = mined
  * distractors of other lemmas (up to 30).
@@ -12,13 +13,21 @@ import {
   defaultFormatterSettings,
   formatQuery,
   type InstructionNegative,
+  type InstructionStyle,
   type Passage,
   type Rng,
   type SeedExample,
 } from '@dv/core';
 import { type Constraint, describeConstraint, holds, type MiniLever } from './constraint.js';
 import { mineDistractors } from './distractors.js';
-import { renderInstruction, SEED_STYLES, type SeedStyle } from './instruction-templates.js';
+import {
+  renderChange,
+  renderInstruction,
+  renderNarrative,
+  SEED_STYLES,
+  type SeedStyle,
+  type TemplateStyle,
+} from './instruction-templates.js';
 import type { MiniCorpus } from './mini-corpus.js';
 import { separatingConstraints } from './separating-constraints.js';
 
@@ -63,9 +72,31 @@ export function explainViolation(doc: Passage, c: Constraint): string {
   }
 }
 
+/** Interleaves lists (a0, b0, a1, b1, ...) without repeats, up to `k`. */
+function interleave(lists: string[][], k: number): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; out.length < k && lists.some((l) => i < l.length); i++) {
+    for (const l of lists) {
+      const id = l[i];
+      if (id !== undefined && !seen.has(id) && out.length < k) {
+        seen.add(id);
+        out.push(id);
+      }
+    }
+  }
+  return out;
+}
+
+const COMPOUND_BASES: ReadonlyArray<TemplateStyle> = ['plain', 'persona', 'background'];
+
 /**
  * One seed example for `lemma`, or null when no lever separates the chosen sense (rare).
- * `k` numbers the examples of one lemma.
+ * `k` numbers the examples of one lemma. Styles `exclusion` (compound) and `narrative` are the
+ * benchmark's forms worded from the TRAIN pool: a requirement plus an exclusion (or a second
+ * requirement) sentence, and a narrative opener with a requirement. Hard negatives are mined
+ * around D+ and around the first instruction negative D- (interleaved), and the seed's
+ * metadata lists those around D- (`targetHardNegatives`) for the complement view.
  */
 export function buildSeedExample(
   corpus: MiniCorpus,
@@ -79,7 +110,7 @@ export function buildSeedExample(
   if (senses.length < 2) return null;
   const dominant = rng.float() < opts.dominantShare;
   const target = dominant ? senses[0]! : senses[1 + rng.int(senses.length - 1)]!;
-  let style = rng.choice(opts.styles);
+  let style: SeedStyle = rng.choice(opts.styles);
   const levers = style === 'negation' ? opts.levers.filter((l) => NEGATABLE.includes(l)) : opts.levers;
   let options = separatingConstraints(corpus, lemma, senses, target, {
     negated: style === 'negation',
@@ -92,18 +123,71 @@ export function buildSeedExample(
   if (options.size === 0) return null;
   const lever = rng.choice([...options.keys()]);
   const constraint = rng.choice(options.get(lever)!);
-  const text = renderInstruction(style, lemma, constraint, rng);
+  const constraints: Constraint[] = [constraint];
+  const frames: string[] = [];
+  let text: string;
+  if (style === 'narrative') {
+    const r = renderNarrative(lemma, constraint, rng, 'train');
+    text = r.text;
+    frames.push(...r.frames);
+  } else if (style === 'exclusion') {
+    // A second constraint the target also satisfies: an exclusion (preferred) or a requirement,
+    // preferably one that removes a sense the first constraint keeps (so it matters).
+    const keptByFirst = senses.filter((s) => s.docid !== target.docid && holds(s, constraint));
+    const pool = (negated: boolean) =>
+      [
+        ...separatingConstraints(corpus, lemma, senses, target, {
+          negated,
+          levers: opts.levers.filter((l) => NEGATABLE.includes(l)),
+        }).values(),
+      ]
+        .flat()
+        .filter((c) => describeConstraint(c) !== describeConstraint(constraint));
+    const exclusions = pool(true);
+    const requirements = pool(false).filter((c) => c.lever !== 'length' && c.lever !== 'format');
+    const prefer = (cs: Constraint[]) => {
+      const matters = cs.filter((c) => keptByFirst.some((s) => !holds(s, c)));
+      return matters.length > 0 ? matters : cs;
+    };
+    const second =
+      exclusions.length > 0 && (requirements.length === 0 || rng.float() < 0.6)
+        ? rng.choice(prefer(exclusions))
+        : requirements.length > 0
+          ? rng.choice(prefer(requirements))
+          : undefined;
+    const base = renderInstruction(rng.choice(COMPOUND_BASES), lemma, constraint, rng);
+    if (second) {
+      const change = renderChange(second, rng, 'train');
+      constraints.push(second);
+      frames.push(...change.frames);
+      text = `${base} ${change.text}`;
+    } else {
+      style = 'plain';
+      text = base;
+    }
+  } else {
+    text = renderInstruction(style as TemplateStyle, lemma, constraint, rng);
+  }
 
-  const satisfying = senses.filter((s) => s.docid !== target.docid && holds(s, constraint));
-  const violating = senses.filter((s) => !holds(s, constraint));
+  const ok = (s: Passage) => constraints.every((c) => holds(s, c));
+  const satisfying = senses.filter((s) => s.docid !== target.docid && ok(s));
+  const violating = senses.filter((s) => !ok(s));
+  const described = constraints.map(describeConstraint).join(' & ');
   const instructionNegatives: InstructionNegative[] = violating
     .slice(0, opts.instructionNegatives)
-    .map((d) => ({
-      ...d,
-      explanation: `violates ${describeConstraint(constraint)}: ${explainViolation(d, constraint)}`,
-    }));
+    .map((d) => {
+      const broken = constraints.find((c) => !holds(d, c))!;
+      return {
+        ...d,
+        explanation: `violates ${describeConstraint(broken)}: ${explainViolation(d, broken)}`,
+      };
+    });
   const exclude = new Set(senses.map((s) => s.docid));
-  const hard = mineDistractors(corpus, lemma, [target.docid], exclude, opts.hardNegatives);
+  const aroundPositive = mineDistractors(corpus, lemma, [target.docid], exclude, opts.hardNegatives);
+  const dMinus = instructionNegatives[0];
+  const aroundTarget = dMinus ? mineDistractors(corpus, lemma, [dMinus.docid], exclude, opts.hardNegatives) : [];
+  const hard = interleave([aroundPositive, aroundTarget], opts.hardNegatives);
+  const targetSet = new Set(aroundTarget);
   const ranks: Record<string, number> = {};
   senses.forEach((s, i) => {
     ranks[s.docid] = i + 1;
@@ -111,7 +195,7 @@ export function buildSeedExample(
   return {
     id: `mini-${split}-${lemma.replace(/\s+/g, '_')}-${k}`,
     query: lemma,
-    instruction: { text, lever, style, constraint: describeConstraint(constraint) },
+    instruction: { text, lever, style: style as InstructionStyle, constraint: described },
     positives: [target, ...satisfying],
     instructionNegatives,
     hardNegatives: hard.map((id) => corpus.byId.get(id)!),
@@ -123,6 +207,9 @@ export function buildSeedExample(
       lemma,
       dominantPositive: target.docid === senses[0]!.docid,
       constraint,
+      constraints,
+      frames,
+      targetHardNegatives: hard.filter((id) => targetSet.has(id)),
       senseRanks: ranks,
     },
   };

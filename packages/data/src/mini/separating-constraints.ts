@@ -10,6 +10,7 @@
 import type { Passage } from '@dv/core';
 import { tokenize } from '../internal/bm25.js';
 import { type Constraint, docTokens, holds, type MiniLever } from './constraint.js';
+import { concreteHypernyms } from './hypernym-values.js';
 import type { MiniCorpus } from './mini-corpus.js';
 
 type Meta = {
@@ -61,7 +62,18 @@ export function separatingConstraints(
     for (const v of pool.sort()) add({ lever, anyOf: [v], negated: options.negated });
   };
   setLever('category', (d) => [meta(d).category]);
-  setLever('hypernym', (d) => meta(d).textHypernyms);
+  // Printed hypernyms that are concrete enough to name (no "a kind of cognition").
+  const concrete = new Map<string, Set<string>>();
+  const printedConcrete = (d: Passage) => {
+    let c = concrete.get(d.docid);
+    if (!c) {
+      c = new Set(concreteHypernyms(corpus, d));
+      concrete.set(d.docid, c);
+    }
+    const cs = c;
+    return meta(d).textHypernyms.filter((h) => cs.has(h));
+  };
+  setLever('hypernym', printedConcrete);
   setLever('topic', (d) => meta(d).topics);
   setLever('region', (d) => meta(d).regions);
   setLever('usage', (d) => meta(d).usages);

@@ -1,5 +1,5 @@
 // Small text helpers shared by the offline reverser and the lexical judge: content tokens,
-// a crude stem, stopwords, and readable phrases for WordNet lexicographer categories.
+// a crude stem, stopwords, timeframes and a hash. (Category phrases: @dv/data's lexnames.)
 
 export const STOPWORDS = new Set(
   `a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been being
@@ -29,41 +29,6 @@ export function contentStems(text: string): string[] {
   return words(text)
     .filter((w) => !STOPWORDS.has(w) && w.length > 2 && !/^\d{1,3}$/.test(w))
     .map(stem);
-}
-
-const CATEGORY_PHRASES: Record<string, string> = {
-  Tops: 'a general concept',
-  act: 'an act or activity',
-  animal: 'an animal',
-  artifact: 'a man-made object',
-  attribute: 'a property or quality',
-  body: 'a part of the body',
-  cognition: 'an idea or branch of knowledge',
-  communication: 'a form of communication',
-  event: 'an event or happening',
-  feeling: 'a feeling or emotion',
-  food: 'a food or drink',
-  group: 'a group or collection',
-  location: 'a place or region',
-  motive: 'a motive or reason',
-  object: 'a natural object',
-  person: 'a person',
-  phenomenon: 'a natural phenomenon',
-  plant: 'a plant',
-  possession: 'a possession or financial matter',
-  process: 'a process',
-  quantity: 'a quantity or unit of measure',
-  relation: 'a relation',
-  shape: 'a shape',
-  state: 'a state or condition',
-  substance: 'a substance or material',
-  time: 'a time or period',
-};
-
-/** `noun.animal` -> `an animal`; unknown categories -> `something in the X category`. */
-export function categoryPhrase(category: string): string {
-  const tail = category.includes('.') ? category.slice(category.indexOf('.') + 1) : category;
-  return CATEGORY_PHRASES[tail] ?? `something in the ${tail.replace(/[_.]/g, ' ')} category`;
 }
 
 /** Four-digit years and century/era words found in a text (the timeframe lever). */

@@ -4,14 +4,16 @@
  * I' is split into clauses (at `;`, `,`, `.`, "but" and "unless", whose second half is always a
  * requirement); a clause with a negation cue ("not",
  * "no use for", "leave out", "skip", "except", "misses the point"...) counts against, the others
- * for. Each document's evidence is its text plus the readable forms of its metadata attributes
- * (category phrase, hypernyms, topic/region/usage domains, "example" when it has one). A
+ * for. Each document's evidence is its title and text (with `useMetadata`, also the readable
+ * forms of its metadata attributes: category phrase, hypernyms, domains, "example"). A
  * document's score is the share of "for" terms it contains minus the share of "against" terms,
  * plus +1/-1 for each length constraint ("under N words", "longer than N words") it meets or
  * breaks. Terms are stemmed content words of I' minus the query's and a list of filler words.
  *
- * `createLexicalJudge(t, { useMetadata: false })` ("lexical-text") reads title and text only:
- * whether I' is grounded in what a text encoder will see.
+ * By default the judge reads title and text only (name `lexical`): whether I' is grounded in
+ * what a text encoder will see. `createLexicalJudge(t, { useMetadata: true })`
+ * ("lexical-metadata", opt-in) also reads the readable forms of the metadata attributes; it
+ * accepts complements that rest on metadata nobody sees, so it is not the default.
  *
  * Passed when score(D-) - score(D+) >= threshold (default 0.25) and D- also outscores every
  * other instruction negative. `score` on the record is score(D-) - score(D+).
@@ -59,7 +61,7 @@ function clauses(instruction: string, query: string): Clause[] {
   });
 }
 
-export function lexicalScore(p: Passage, cs: Clause[], useMetadata = true): number {
+export function lexicalScore(p: Passage, cs: Clause[], useMetadata = false): number {
   const ev = evidenceOf(p, useMetadata);
   const forTerms = cs.filter((c) => !c.negated).flatMap((c) => c.terms);
   const againstTerms = cs.filter((c) => c.negated).flatMap((c) => c.terms);
@@ -75,8 +77,8 @@ export function lexicalScore(p: Passage, cs: Clause[], useMetadata = true): numb
 }
 
 export function createLexicalJudge(threshold = 0.25, options: { useMetadata?: boolean } = {}): Judge {
-  const meta = options.useMetadata ?? true;
-  const name = meta ? 'lexical' : 'lexical-text';
+  const meta = options.useMetadata ?? false;
+  const name = meta ? 'lexical-metadata' : 'lexical';
   return {
     name,
     async judge(input: JudgeInput): Promise<Verification> {

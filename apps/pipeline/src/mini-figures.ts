@@ -1,0 +1,132 @@
+/**
+ * The quality figures of a built mini world, composed from three packages (none of which
+ * depends on another for this): @dv/data's benchmark figures (lever shares, vacuous og,
+ * leakage, wording), @dv/eval's BM25 (p-MRR and Score of the lexical baseline on the
+ * FollowIR-form splits) and @dv/synth's offline reverser run over the seeds (lever shares,
+ * distinctness, cue balance, text-only acceptance). `dv data stats DIR` prints them;
+ * `dv data build-mini` passes `bm25Figures` to the builder so the manifest records them too.
+ */
+import type { InstructedSet, SeedExample } from '@dv/core';
+import {
+  benchmarkQuality,
+  infosearchLeakage,
+  loadMiniWorld,
+  type MiniWorld,
+  wordingQuality,
+} from '@dv/data';
+import { Bm25Ranker, benchmarkProfiles, rankModes } from '@dv/eval';
+import { type ComplementFigures, complementFigures } from '@dv/synth';
+
+export interface Bm25Figures {
+  /** p-MRR x100 (FollowIR reports it so). */
+  pMrr: number;
+  /** nDCG@5 x100 of the og run (the mini world's Score). */
+  score: number;
+  /** p-MRR x100 per change lever (query metadata `changeLever`). */
+  pMrrByLever: Record<string, number>;
+}
+
+const r1 = (x: number) => Math.round(x * 1000) / 10;
+
+/** BM25 (k1 0.9, b 0.4, Lucene tokens) reranking the set's candidates under og and changed. */
+export async function bm25Figures(set: InstructedSet): Promise<Bm25Figures> {
+  const profile = benchmarkProfiles.followir;
+  const runs = await rankModes(set, new Bm25Ranker(), { topK: profile.topK, modes: ['og', 'changed'] });
+  const scored = profile.score(set, runs);
+  const s = scored.scores;
+  const sums: Record<string, { sum: number; n: number }> = {};
+  for (const q of set.queries) {
+    const v = scored.perQuery[q.id]?.['p-MRR'];
+    if (v === undefined) continue;
+    const lever = String(q.metadata?.changeLever ?? q.metadata?.changedLever ?? 'unknown');
+    const e = (sums[lever] ??= { sum: 0, n: 0 });
+    e.sum += v;
+    e.n++;
+  }
+  const pMrrByLever = Object.fromEntries(
+    Object.entries(sums)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, e]) => [k, r1(e.sum / e.n)]),
+  );
+  return { pMrr: r1(s['p-MRR']!), score: r1(s.score!), pMrrByLever };
+}
+
+export interface MiniFigures {
+  followir: ReturnType<typeof benchmarkQuality> & { bm25: Bm25Figures; wording: ReturnType<typeof wordingQuality> };
+  followirSeen?: ReturnType<typeof benchmarkQuality> & {
+    bm25: Bm25Figures;
+    wording: ReturnType<typeof wordingQuality>;
+  };
+  infosearch: Record<string, ReturnType<typeof infosearchLeakage>>;
+  reverser: ComplementFigures;
+}
+
+async function all<T>(gen: AsyncGenerator<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of gen) out.push(x);
+  return out;
+}
+
+export async function miniFigures(dir: string, world?: MiniWorld): Promise<MiniFigures> {
+  const w = world ?? (await loadMiniWorld(dir));
+  const train: SeedExample[] = await all(w.readSeeds('train'));
+  const dev: SeedExample[] = await all(w.readSeeds('dev'));
+  const bench = async (set: InstructedSet) => ({
+    ...benchmarkQuality(set),
+    bm25: await bm25Figures(set),
+    wording: wordingQuality(set, train),
+  });
+  const followir = await bench(await w.loadFollowIR());
+  const seen = w.loadFollowIRSeen ? await w.loadFollowIRSeen() : null;
+  const infosearch: MiniFigures['infosearch'] = {};
+  for (const lever of w.levers) infosearch[lever] = infosearchLeakage(await w.loadInfoSearch(lever));
+  return {
+    followir,
+    ...(seen ? { followirSeen: await bench(seen) } : {}),
+    infosearch,
+    reverser: await complementFigures([...train, ...dev]),
+  };
+}
+
+export interface Target {
+  name: string;
+  value: string;
+  ok: boolean;
+}
+
+/** The targets of issue 11 ("Done when"), checked on a figures object. */
+export function miniTargets(f: MiniFigures): Target[] {
+  const b = f.followir;
+  const r = f.reverser;
+  const l = b.leakage;
+  const t = (name: string, value: unknown, ok: boolean): Target => ({ name, value: String(value), ok });
+  return [
+    t('BM25 p-MRR in [-8, +3]', b.bm25.pMrr, b.bm25.pMrr >= -8 && b.bm25.pMrr <= 3),
+    t('leakage removed vs kept within 2x', `${l.removed} vs ${l.kept}`, l.ratio !== null && l.ratio <= 2),
+    t('vacuous og <= 10%', b.vacuousOgShare, b.vacuousOgShare <= 0.1),
+    t('og relevant a strict subset of judged >= 90%', b.selectiveOgShare, b.selectiveOgShare >= 0.9),
+    t('no change lever above 40%', b.maxLeverShare, b.maxLeverShare <= 0.4),
+    t('change only narrows', b.narrowingViolations, b.narrowingViolations === 0),
+    t('no self-contradictory topic', b.contradictions, b.contradictions === 0),
+    t(
+      'held-out wording: no benchmark change frame in the train seeds',
+      b.wording.benchmarkFramesInTrainSeeds,
+      b.wording.benchmarkFramesInTrainSeeds === 0 && b.wording.benchmarkFrames > 0,
+    ),
+    t(
+      'seen wording split written beside it',
+      f.followirSeen?.wording.benchmarkFramesInTrainSeeds ?? 'missing',
+      !!f.followirSeen && f.followirSeen.wording.benchmarkFramesInTrainSeeds > 0,
+    ),
+    t('reverser: >= 5 levers each >= 5%', r.leversAtLeast5pct, r.leversAtLeast5pct >= 5),
+    t('reverser: >= 5 paraphrases per frame', r.minParaphrasesPerFrame, r.minParaphrasesPerFrame >= 5),
+    t('reverser: no (frame, lever) skeleton above 10%', r.maxSkeletonShare, r.maxSkeletonShare <= 0.1),
+    t('reverser: query masked >= 70% distinct', r.maskedDistinctShare, r.maskedDistinctShare >= 0.7),
+    t(
+      'quoting cue alike in both views (within 10 points)',
+      `${r.cues.original.quoted} vs ${r.cues.complement.quoted}`,
+      Math.abs(r.cues.original.quoted - r.cues.complement.quoted) <= 0.1,
+    ),
+    t('dev seeds get complements', r.devCoverage, r.devSeeds === 0 || r.devCoverage >= 0.5),
+  ];
+}
