@@ -10,7 +10,7 @@ import { MIXES } from '../stages/mixes-stage.js';
 import { type Interval, meanCi, pairedDiffCi, welchDiffCi } from '../stats/t-interval.js';
 import type { ModelResults } from './collect-results.js';
 
-export const METRICS = ['pMrr', 'score', 'infosearchPMrr', 'viewAccuracy', 'bothRight'] as const;
+export const METRICS = ['pMrr', 'score', 'seenPMrr', 'infosearchPMrr', 'viewAccuracy', 'bothRight'] as const;
 export type Metric = (typeof METRICS)[number];
 
 export interface TableRow {
@@ -38,6 +38,8 @@ export function metricOf(r: ModelResults, m: Metric): number | undefined {
       return r.followir?.pMrr;
     case 'score':
       return r.followir?.score;
+    case 'seenPMrr':
+      return r.followirSeen?.pMrr;
     case 'infosearchPMrr':
       return r.infosearch?.pMrr;
     case 'viewAccuracy':

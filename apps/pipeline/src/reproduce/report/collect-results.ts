@@ -19,6 +19,8 @@ export interface ModelResults {
     perTopicPMrr: Record<string, number>;
     perTopicScore: Record<string, number>;
   };
+  /** The seen-wording split of the FollowIR-form benchmark (train-pool instruction templates). */
+  followirSeen?: { pMrr: number; score: number };
   infosearch?: { pMrr: number; byLever: Record<string, number>; ndcgOg: number };
   dev?: { viewAccuracy: number; bothRight: number; pairs: number };
   /** Result files (relative to the run folder) each number came from. */
@@ -45,6 +47,12 @@ export function collectModelResults(runDir: string, evalDir: string, model: Mode
     }
     out.followir = { pMrr: r.scores['p-MRR']!, score: r.scores.score!, perTopicPMrr, perTopicScore };
     out.sources.push(rel(fPath), rel(join(fDir, 'manifest.json')));
+  }
+  const sPath = join(evalDir, EVAL_DIRS.followirSeen, 'mini-followir-seen.json');
+  if (existsSync(sPath)) {
+    const r = readResult(sPath);
+    out.followirSeen = { pMrr: r.scores['p-MRR']!, score: r.scores.score! };
+    out.sources.push(rel(sPath), rel(join(evalDir, EVAL_DIRS.followirSeen, 'manifest.json')));
   }
   const iDir = join(evalDir, EVAL_DIRS.infosearch);
   if (existsSync(join(iDir, 'summary.json'))) {

@@ -7,9 +7,10 @@ import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
 import { evalStage, type ModelRef } from './eval-stage.js';
 import { MIXES, mixesStage } from './mixes-stage.js';
+import { EXPORT_DIR, pretrainStage } from './pretrain-stage.js';
 import { reportStage } from './report-stage.js';
-import { EXPORT_DIR, standInPretrainStage, standInTrainStage } from './stand-in-training.js';
 import { synthStage } from './synth-stage.js';
+import { trainStage } from './train-stage.js';
 import { worldStage } from './world-stage.js';
 
 export function modelRefs(config: ReproduceConfig): ModelRef[] {
@@ -42,10 +43,10 @@ export function modelRefs(config: ReproduceConfig): ModelRef[] {
 
 export function buildMiniStages(config: ReproduceConfig): StageSpec[] {
   const stages: StageSpec[] = [worldStage(config), synthStage(config), mixesStage(config)];
-  for (const backbone of config.backbones) stages.push(standInPretrainStage(config, backbone));
+  for (const backbone of config.backbones) stages.push(pretrainStage(config, backbone));
   for (const backbone of config.backbones)
     for (const mix of MIXES)
-      for (const seed of config.seeds) stages.push(standInTrainStage(config, backbone, mix, seed));
+      for (const seed of config.seeds) stages.push(trainStage(config, backbone, mix, seed));
   const models = modelRefs(config);
   for (const m of models) stages.push(evalStage(config, m));
   stages.push(reportStage(config, models, [...stages]));

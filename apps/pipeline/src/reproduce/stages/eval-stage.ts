@@ -18,7 +18,18 @@ import {
   writeRun,
 } from '@dv/core';
 import { loadMiniWorld, MINI_FILES } from '@dv/data';
-import { Bm25Ranker, DenseRanker, OnnxEncoder, type Ranker, rankModes, runBenchmark } from '@dv/eval';
+import {
+  Bm25Ranker,
+  DenseRanker,
+  EmbeddingCache,
+  type Encoder,
+  OnnxEncoder,
+  type Ranker,
+  rankModes,
+  runBenchmark,
+  TfjsEncoder,
+} from '@dv/eval';
+import { lengthSorted } from '../internal/length-sorted-encoder.js';
 import { stageFiles } from '../internal/stage-files.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
@@ -27,7 +38,12 @@ import { devPairsSet } from './dev-pairs-set.js';
 import type { MixName } from './mixes-stage.js';
 import { SYNTH_DIRS } from './synth-stage.js';
 
-export const EVAL_DIRS = { followir: 'followir', infosearch: 'infosearch', devPairs: 'dev-pairs' } as const;
+export const EVAL_DIRS = {
+  followir: 'followir',
+  followirSeen: 'followir-seen',
+  infosearch: 'infosearch',
+  devPairs: 'dev-pairs',
+} as const;
 export const DEV_PAIRS_RESULT = 'result.json';
 
 export type ModelRef =
@@ -56,24 +72,35 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
       const world = await loadMiniWorld(ctx.depDir('world'));
       let encoded = 0;
       const progress = ctx.progress('encode', undefined, 'texts');
-      const spec = dense ? `onnx:${join(ctx.depDir(model.stage), model.exportDir)}` : 'bm25';
+      const spec = dense
+        ? `${config.eval.encoder}:${join(ctx.depDir(model.stage), model.exportDir)}`
+        : 'bm25';
       const onEncode = (_kind: string, done: number, total: number) => {
         if (done === total) {
           encoded += total;
           progress.update(encoded);
         }
       };
-      // As `dv eval run --model onnx:DIR | bm25` (createRanker), with an explicit max length.
-      const ranker: Ranker = dense
-        ? new DenseRanker(
-            await OnnxEncoder.fromDir(join(ctx.depDir(model.stage), model.exportDir), {
-              formatter: config.train.formatter,
-              maxLength: config.eval.maxLength,
-              batchSize: config.eval.batchSize,
-            }),
-            { onEncode },
-          )
-        : new Bm25Ranker({ formatter: config.train.formatter });
+      // As `dv eval run --model tfjs:DIR | onnx:DIR | bm25` (createRanker), with an explicit max
+      // length and batches of similar lengths.
+      let ranker: Ranker;
+      if (dense) {
+        const dir = join(ctx.depDir(model.stage), model.exportDir);
+        const opts = {
+          formatter: config.train.formatter,
+          maxLength: config.eval.maxLength,
+          batchSize: config.eval.batchSize,
+        };
+        const encoder: Encoder =
+          config.eval.encoder === 'onnx'
+            ? await OnnxEncoder.fromDir(dir, opts)
+            : await TfjsEncoder.fromDir(dir, opts);
+        // content-keyed (model digest + texts): the seen-wording split reuses the corpus embeddings
+        ranker = new DenseRanker(lengthSorted(encoder), {
+          onEncode,
+          cache: new EmbeddingCache(join(ctx.runDir, 'cache', 'embeddings')),
+        });
+      } else ranker = new Bm25Ranker({ formatter: config.train.formatter });
       const summary: Record<string, unknown> = { model: model.id, ranker: ranker.name };
       const common = { command: ['dv', 'reproduce'], config: { model: model.id, spec } };
       if (config.eval.followir) {
@@ -91,6 +118,18 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
           );
         }
         await ctx.checkpoint('followir done');
+        // the seen-wording split (train-pool templates; mini world v3 and later)
+        const seenOut = join(ctx.dir, EVAL_DIRS.followirSeen);
+        const seen = existsSync(join(seenOut, 'summary.json')) ? null : await world.loadFollowIRSeen();
+        if (seen) {
+          const s = await runBenchmark([seen], ranker, {
+            benchmark: 'mini-seen',
+            profile: 'followir',
+            outDir: seenOut,
+            ...common,
+          });
+          ctx.log(`FollowIR-form, seen wording: p-MRR ${(100 * s.average['p-MRR']!).toFixed(2)}`);
+        }
       }
       if (config.eval.infosearch) {
         const out = join(ctx.dir, EVAL_DIRS.infosearch);
