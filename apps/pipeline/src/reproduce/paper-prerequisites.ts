@@ -1,7 +1,8 @@
 /**
  * What the paper profile needs before it starts, checked all at once so the user gets ONE list:
- *   - each synthesis endpoint answers `GET {baseURL}/models` and serves the configured model
- *     (the API key from the configured environment variable, if set);
+ *   - each synthesis endpoint answers `GET {baseURL}/models` listing the configured model (or,
+ *     without a listing, answers a 1-token chat request for it), with the API key from the
+ *     configured environment variable when set;
  *   - each dataset is a registered Hub dataset with a pinned (or configured) commit that is in the
  *     Hub cache or answers on the Hub's revision API;
  *   - each backbone's model repo answers on the Hub's model revision API (or is cached);
@@ -34,6 +35,20 @@ async function get(
 ): Promise<Response | string> {
   try {
     return await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    return e.cause?.code ?? e.name ?? 'unreachable';
+  }
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<Response | string> {
+  try {
+    return await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
     return e.cause?.code ?? e.name ?? 'unreachable';
@@ -74,26 +89,36 @@ export async function checkPaperPrerequisites(
   const timeoutMs = o.timeoutMs ?? 5000;
 
   const key = process.env[paper.synthesis.apiKeyEnv];
+  const auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   for (const base of paper.synthesis.baseURLs) {
-    const url = `${base.replace(/\/+$/, '')}/models`;
-    const r = await get(url, key ? { authorization: `Bearer ${key}` } : {}, timeoutMs);
-    if (typeof r === 'string')
-      missing.push(
-        `synthesis endpoint ${base}: not reachable (${r}); start the server or set paper.synthesis.baseURLs`,
-      );
-    else if (r.status === 401 || r.status === 403)
-      missing.push(
-        `synthesis endpoint ${base}: refused the API key (HTTP ${r.status}); set $${paper.synthesis.apiKeyEnv}`,
-      );
-    else if (!r.ok) missing.push(`synthesis endpoint ${base}: GET /models answered HTTP ${r.status}`);
-    else {
+    const root = base.replace(/\/+$/, '');
+    const r = await get(`${root}/models`, auth, timeoutMs);
+    if (typeof r === 'string') {
+      missing.push(`synthesis endpoint ${base}: not reachable (${r}); start the server or set paper.synthesis.baseURLs`);
+      continue;
+    }
+    if (r.status === 401 || r.status === 403) {
+      missing.push(`synthesis endpoint ${base}: refused the API key (HTTP ${r.status}); set $${paper.synthesis.apiKeyEnv}`);
+      continue;
+    }
+    if (r.ok) {
       const body = (await r.json().catch(() => null)) as { data?: { id?: string }[] } | null;
       const ids = (body?.data ?? []).map((m) => m.id);
       if (!ids.includes(paper.synthesis.model))
-        missing.push(
-          `synthesis endpoint ${base}: does not serve model '${paper.synthesis.model}' (serves: ${ids.join(', ') || 'none'})`,
-        );
+        missing.push(`synthesis endpoint ${base}: does not serve model '${paper.synthesis.model}' (serves: ${ids.join(', ') || 'none'})`);
+      continue;
     }
+    // No model listing (some servers): one 1-token chat request says whether the model answers.
+    const c = await post(
+      `${root}/chat/completions`,
+      { model: paper.synthesis.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 },
+      auth,
+      timeoutMs,
+    );
+    if (typeof c === 'string') missing.push(`synthesis endpoint ${base}: not reachable (${c})`);
+    else if (c.status === 401 || c.status === 403)
+      missing.push(`synthesis endpoint ${base}: refused the API key (HTTP ${c.status}); set $${paper.synthesis.apiKeyEnv}`);
+    else if (!c.ok) missing.push(`synthesis endpoint ${base}: a chat request for '${paper.synthesis.model}' answered HTTP ${c.status}`);
   }
 
   const endpoint = (paper.hubEndpoint ?? process.env.HF_ENDPOINT ?? 'https://huggingface.co').replace(
