@@ -5,10 +5,10 @@
  * and scalars replace), then validated here.
  *
  * Sizes and where they come from (mini, full):
- * - world: 300 test lemmas (FollowIR-form topics; DESIGN.md asks 1,000-2,000, we take fewer to
- *   fit 14 models' evaluation in the time), 40 candidates per topic (FollowIR has 1,000), 2,400
+ * - world: 250 test lemmas (FollowIR-form topics; DESIGN.md asks 1,000-2,000, we take fewer to
+ *   fit 14 models' evaluation in the time), 30 candidates per topic (FollowIR has 1,000), 2,400
  *   train lemmas (one seed each), 200 dev lemmas for the complement-view accuracy, 1,200 general
- *   examples, 60 topics per InfoSearch-style lever.
+ *   examples, 40 topics per InfoSearch-style lever.
  * - budget 2,000 examples per mix (Ins-DV: 1,000 pairs; All-*: 1,000 instruction + 1,000
  *   general), ours: one epoch of 63 steps of 32 queries is ~40 s per run on 2 cores.
  * - 3 seeds (the issue's minimum), 13 / 42 / 1234 as in the paper preset.
@@ -125,12 +125,12 @@ const fullMini = {
   backbones: ['mini-bert'],
   world: {
     seed: 13,
-    testLemmas: 300,
+    testLemmas: 250,
     devLemmas: 200,
     trainLemmas: 2400,
     generalExamples: 1200,
-    candidates: 40,
-    infosearchTopicsPerLever: 60,
+    candidates: 30,
+    infosearchTopicsPerLever: 40,
     infosearchDistractors: 20,
     hardNegatives: 7,
   },
