@@ -7,13 +7,7 @@
  * `dv data build-mini` passes `bm25Figures` to the builder so the manifest records them too.
  */
 import type { InstructedSet, SeedExample } from '@dv/core';
-import {
-  benchmarkQuality,
-  infosearchLeakage,
-  loadMiniWorld,
-  type MiniWorld,
-  wordingQuality,
-} from '@dv/data';
+import { benchmarkQuality, infosearchLeakage, loadMiniWorld, type MiniWorld, wordingQuality } from '@dv/data';
 import { Bm25Ranker, benchmarkProfiles, rankModes } from '@dv/eval';
 import { type ComplementFigures, complementFigures } from '@dv/synth';
 
@@ -52,7 +46,10 @@ export async function bm25Figures(set: InstructedSet): Promise<Bm25Figures> {
 }
 
 export interface MiniFigures {
-  followir: ReturnType<typeof benchmarkQuality> & { bm25: Bm25Figures; wording: ReturnType<typeof wordingQuality> };
+  followir: ReturnType<typeof benchmarkQuality> & {
+    bm25: Bm25Figures;
+    wording: ReturnType<typeof wordingQuality>;
+  };
   followirSeen?: ReturnType<typeof benchmarkQuality> & {
     bm25: Bm25Figures;
     wording: ReturnType<typeof wordingQuality>;

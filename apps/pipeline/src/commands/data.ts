@@ -300,7 +300,9 @@ function printFigures(w: (line: string) => void, f: MiniFigures): void {
     );
     w(`  change levers: ${shares(b.leverShares)} (max ${pct(b.maxLeverShare)})`);
     w(`  constrained attribute: ${shares(b.attributeShares)}`);
-    w(`  vacuous og: ${pct(b.vacuousOgShare)}; og relevant a strict subset of judged: ${pct(b.selectiveOgShare)}`);
+    w(
+      `  vacuous og: ${pct(b.vacuousOgShare)}; og relevant a strict subset of judged: ${pct(b.selectiveOgShare)}`,
+    );
     w(
       `  leakage: change words in a removed doc ${pct(b.leakage.removed)} of topics, in a kept doc ${pct(b.leakage.kept)} (ratio ${b.leakage.ratio ?? '-'})`,
     );
@@ -325,7 +327,9 @@ function printFigures(w: (line: string) => void, f: MiniFigures): void {
   w(
     `  cues original vs complement: quoted ${pct(c.original.quoted)} / ${pct(c.complement.quoted)}, first person ${pct(c.original.firstPerson)} / ${pct(c.complement.firstPerson)}, negation ${pct(c.original.negation)} / ${pct(c.complement.negation)}`,
   );
-  w(`  accepted by the text-only judge ${pct(r.textJudgePassShare)}, by the metadata judge ${pct(r.metadataJudgePassShare)}`);
+  w(
+    `  accepted by the text-only judge ${pct(r.textJudgePassShare)}, by the metadata judge ${pct(r.metadataJudgePassShare)}`,
+  );
 }
 
 const statsCommand: Command = {

@@ -90,19 +90,34 @@ describe('paper profile prerequisites', () => {
   });
 
   it('finds nothing missing with the loopback Hub, chat server and a scale-out launcher', async () => {
-    const config = resolveReproduceConfig({ profile: 'paper', configFile: writeConfig('ok.json', present()) });
+    const config = resolveReproduceConfig({
+      profile: 'paper',
+      configFile: writeConfig('ok.json', present()),
+    });
     expect(await checkPaperPrerequisites(config)).toEqual([]);
     expect(chat.requests).toBeGreaterThan(0); // no /models listing there: the 1-token chat probe answered
   });
 
   it('a cached dataset needs no Hub', async () => {
     const cache = join(dir, 'warm-cache');
-    mkdirSync(join(cache, 'datasets', ...HUB_DATASETS['followir-news21'].repo.split('/'), HUB_DATASETS['followir-news21'].revision), {
-      recursive: true,
-    });
+    mkdirSync(
+      join(
+        cache,
+        'datasets',
+        ...HUB_DATASETS['followir-news21'].repo.split('/'),
+        HUB_DATASETS['followir-news21'].revision,
+      ),
+      {
+        recursive: true,
+      },
+    );
     const config = resolveReproduceConfig({
       profile: 'paper',
-      configFile: writeConfig('cached.json', { ...present(), datasets: ['followir-news21'], hubCache: cache }),
+      configFile: writeConfig('cached.json', {
+        ...present(),
+        datasets: ['followir-news21'],
+        hubCache: cache,
+      }),
     });
     expect(await checkPaperPrerequisites(config)).toEqual([]);
   });
@@ -115,11 +130,25 @@ describe('paper profile prerequisites', () => {
     });
     const code = await runCommand(
       rootCommand,
-      ['reproduce', '--profile', 'paper', '--config', writeConfig('cli.json', { ...present(), datasets: ['promptriever'], scaleOut: { command: 'no-such-launcher' } }), '--out', join(dir, 'run')],
+      [
+        'reproduce',
+        '--profile',
+        'paper',
+        '--config',
+        writeConfig('cli.json', {
+          ...present(),
+          datasets: ['promptriever'],
+          scaleOut: { command: 'no-such-launcher' },
+        }),
+        '--out',
+        join(dir, 'run'),
+      ],
       { stdout: new PassThrough(), stderr },
     );
     expect(code).toBe(1);
-    expect(err).toMatch(/the paper profile cannot start; missing \(2\):\n {2}- dataset 'promptriever'.*\n {2}- compute scale-out: 'no-such-launcher' is not an executable on PATH/);
+    expect(err).toMatch(
+      /the paper profile cannot start; missing \(2\):\n {2}- dataset 'promptriever'.*\n {2}- compute scale-out: 'no-such-launcher' is not an executable on PATH/,
+    );
     expect(err).not.toMatch(/at .*\.ts:\d+/); // no stack trace for a user error
   });
 });

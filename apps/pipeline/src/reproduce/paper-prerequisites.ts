@@ -41,7 +41,12 @@ async function get(
   }
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<Response | string> {
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<Response | string> {
   try {
     return await fetch(url, {
       method: 'POST',
@@ -94,18 +99,24 @@ export async function checkPaperPrerequisites(
     const root = base.replace(/\/+$/, '');
     const r = await get(`${root}/models`, auth, timeoutMs);
     if (typeof r === 'string') {
-      missing.push(`synthesis endpoint ${base}: not reachable (${r}); start the server or set paper.synthesis.baseURLs`);
+      missing.push(
+        `synthesis endpoint ${base}: not reachable (${r}); start the server or set paper.synthesis.baseURLs`,
+      );
       continue;
     }
     if (r.status === 401 || r.status === 403) {
-      missing.push(`synthesis endpoint ${base}: refused the API key (HTTP ${r.status}); set $${paper.synthesis.apiKeyEnv}`);
+      missing.push(
+        `synthesis endpoint ${base}: refused the API key (HTTP ${r.status}); set $${paper.synthesis.apiKeyEnv}`,
+      );
       continue;
     }
     if (r.ok) {
       const body = (await r.json().catch(() => null)) as { data?: { id?: string }[] } | null;
       const ids = (body?.data ?? []).map((m) => m.id);
       if (!ids.includes(paper.synthesis.model))
-        missing.push(`synthesis endpoint ${base}: does not serve model '${paper.synthesis.model}' (serves: ${ids.join(', ') || 'none'})`);
+        missing.push(
+          `synthesis endpoint ${base}: does not serve model '${paper.synthesis.model}' (serves: ${ids.join(', ') || 'none'})`,
+        );
       continue;
     }
     // No model listing (some servers): one 1-token chat request says whether the model answers.
@@ -117,8 +128,13 @@ export async function checkPaperPrerequisites(
     );
     if (typeof c === 'string') missing.push(`synthesis endpoint ${base}: not reachable (${c})`);
     else if (c.status === 401 || c.status === 403)
-      missing.push(`synthesis endpoint ${base}: refused the API key (HTTP ${c.status}); set $${paper.synthesis.apiKeyEnv}`);
-    else if (!c.ok) missing.push(`synthesis endpoint ${base}: a chat request for '${paper.synthesis.model}' answered HTTP ${c.status}`);
+      missing.push(
+        `synthesis endpoint ${base}: refused the API key (HTTP ${c.status}); set $${paper.synthesis.apiKeyEnv}`,
+      );
+    else if (!c.ok)
+      missing.push(
+        `synthesis endpoint ${base}: a chat request for '${paper.synthesis.model}' answered HTTP ${c.status}`,
+      );
   }
 
   const endpoint = (paper.hubEndpoint ?? process.env.HF_ENDPOINT ?? 'https://huggingface.co').replace(

@@ -22,11 +22,15 @@ const HELD = 'eval/mini-bert/untrained';
 const children: ChildProcess[] = [];
 
 function reproduce(env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--conditions=@dv/source', '--import', 'tsx', cli, 'reproduce', '--quick', '--out', out], {
-    cwd: repoRoot,
-    env: { ...process.env, DV_PROGRESS: 'lines', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@dv/source', '--import', 'tsx', cli, 'reproduce', '--quick', '--out', out],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, DV_PROGRESS: 'lines', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let log = '';
   child.stdout!.on('data', (d) => {
@@ -35,14 +39,17 @@ function reproduce(env: Record<string, string> = {}) {
   child.stderr!.on('data', (d) => {
     log += String(d);
   });
-  const done = new Promise<number | null>((ok) => child.on('exit', (code, signal) => ok(signal ? null : code)));
+  const done = new Promise<number | null>((ok) =>
+    child.on('exit', (code, signal) => ok(signal ? null : code)),
+  );
   return { child, done, log: () => log };
 }
 
 async function waitFor(path: string, run: ReturnType<typeof reproduce>): Promise<void> {
   for (;;) {
     if (existsSync(path)) return;
-    if (run.child.exitCode !== null) throw new Error(`reproduce exited early (${run.child.exitCode}):\n${run.log()}`);
+    if (run.child.exitCode !== null)
+      throw new Error(`reproduce exited early (${run.child.exitCode}):\n${run.log()}`);
     await new Promise((ok) => setTimeout(ok, 200));
   }
 }
@@ -64,7 +71,14 @@ describe('pnpm reproduce --quick', () => {
     first.child.kill('SIGKILL');
     expect(await first.done).toBeNull();
 
-    const finished = ['world', 'synth', 'mixes', 'pretrain/mini-bert', 'train/mini-bert/ins-dv/seed-13', 'eval/bm25'];
+    const finished = [
+      'world',
+      'synth',
+      'mixes',
+      'pretrain/mini-bert',
+      'train/mini-bert/ins-dv/seed-13',
+      'eval/bm25',
+    ];
     finishedBefore = Object.fromEntries(
       finished.map((id) => [id, readFileSync(join(stageDir(out, id), 'stage.json'), 'utf8')]),
     );
@@ -97,17 +111,40 @@ describe('pnpm reproduce --quick', () => {
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
     expect(results.findings).toHaveLength(5);
     for (const m of results.models) for (const s of m.sources) expect(existsSync(join(out, s)), s).toBe(true);
-    expect(results.models.find((m: { id: string }) => m.id === 'mini-bert/ins-dv/seed-13').followir.pMrr).toBeTypeOf('number');
+    expect(
+      results.models.find((m: { id: string }) => m.id === 'mini-bert/ins-dv/seed-13').followir.pMrr,
+    ).toBeTypeOf('number');
   });
 
   const chromium = findChromium();
-  it.skipIf(!chromium)('the HTML report renders in headless Chromium without console errors or network', async () => {
-    const page = await checkPage(join(stageDir(out, 'report'), 'report.html'));
-    expect(page.errors).toEqual([]);
-    expect(page.networkRequests).toEqual([]);
-    expect(page.title).toMatch(/Reproduction report/);
-    expect(page.screenshot.subarray(1, 4).toString()).toBe('PNG');
-    writeFileSync(join(out, 'report-screenshot.png'), page.screenshot);
-  }, 60_000);
-  if (!chromium) console.warn('skipping the Chromium render test: no chromium-headless-shell / chromium binary (set DV_CHROMIUM)');
+  it.skipIf(!chromium)(
+    'the HTML report renders in headless Chromium without console errors or network',
+    async () => {
+      const page = await checkPage(join(stageDir(out, 'report'), 'report.html'));
+      expect(page.errors).toEqual([]);
+      expect(page.networkRequests).toEqual([]);
+      expect(page.title).toMatch(/Reproduction report/);
+      expect(page.screenshot.subarray(1, 4).toString()).toBe('PNG');
+      writeFileSync(join(out, 'report-screenshot.png'), page.screenshot);
+    },
+    60_000,
+  );
+  it.skipIf(!chromium)(
+    'the render check itself catches console errors, exceptions and network use',
+    async () => {
+      const bad = join(out, 'bad.html');
+      writeFileSync(
+        bad,
+        '<title>b</title><script>console.error("boom"); missingFn();</script><img src="http://127.0.0.1:9/x.png">',
+      );
+      const page = await checkPage(bad);
+      expect(page.errors.join('\n')).toMatch(/console\.error: boom[\s\S]*missingFn is not defined/);
+      expect(page.networkRequests).toEqual(['http://127.0.0.1:9/x.png']);
+    },
+    60_000,
+  );
+  if (!chromium)
+    console.warn(
+      'skipping the Chromium render test: no chromium-headless-shell / chromium binary (set DV_CHROMIUM)',
+    );
 });

@@ -63,7 +63,9 @@ export async function checkPage(
   });
   let nextId = 1;
   const pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
-  const listeners: Array<(m: { method: string; params: Record<string, unknown>; sessionId?: string }) => void> = [];
+  const listeners: Array<
+    (m: { method: string; params: Record<string, unknown>; sessionId?: string }) => void
+  > = [];
   let buffer = '';
   fromChrome.on('data', (chunk: Buffer) => {
     buffer += chunk.toString('utf8');
@@ -88,12 +90,16 @@ export async function checkPage(
     });
   const timeout = options.timeoutMs ?? 30_000;
   const timer = setTimeout(() => {
-    for (const p of pending.values()) p.fail(new Error(`Chromium did not answer in ${timeout} ms: ${stderr.slice(-500)}`));
+    for (const p of pending.values())
+      p.fail(new Error(`Chromium did not answer in ${timeout} ms: ${stderr.slice(-500)}`));
     pending.clear();
   }, timeout);
   try {
     const { targetId } = await send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
-    const { sessionId } = await send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+    const { sessionId } = await send<{ sessionId: string }>('Target.attachToTarget', {
+      targetId,
+      flatten: true,
+    });
     const errors: string[] = [];
     const networkRequests: string[] = [];
     let loaded!: () => void;
@@ -104,10 +110,13 @@ export async function checkPage(
       if (m.sessionId !== sessionId) return;
       const p = m.params as Record<string, any>;
       if (m.method === 'Runtime.consoleAPICalled' && (p.type === 'error' || p.type === 'assert'))
-        errors.push(`console.${p.type}: ${(p.args ?? []).map((a: any) => a.value ?? a.description).join(' ')}`);
+        errors.push(
+          `console.${p.type}: ${(p.args ?? []).map((a: any) => a.value ?? a.description).join(' ')}`,
+        );
       else if (m.method === 'Runtime.exceptionThrown')
         errors.push(`exception: ${p.exceptionDetails?.exception?.description ?? p.exceptionDetails?.text}`);
-      else if (m.method === 'Log.entryAdded' && p.entry?.level === 'error') errors.push(`log: ${p.entry.text} ${p.entry.url ?? ''}`);
+      else if (m.method === 'Log.entryAdded' && p.entry?.level === 'error')
+        errors.push(`log: ${p.entry.text} ${p.entry.url ?? ''}`);
       else if (m.method === 'Network.requestWillBeSent' && !/^(file|data|about):/.test(p.request?.url ?? ''))
         networkRequests.push(p.request.url);
       else if (m.method === 'Network.loadingFailed') errors.push(`load failed: ${p.errorText}`);
@@ -116,9 +125,22 @@ export async function checkPage(
     for (const d of ['Runtime', 'Log', 'Network', 'Page']) await send(`${d}.enable`, {}, sessionId);
     await send('Page.navigate', { url: pathToFileURL(htmlPath).href }, sessionId);
     await loadedP;
-    const title = await send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'document.title', returnByValue: true }, sessionId);
-    const shot = await send<{ data: string }>('Page.captureScreenshot', { format: 'png', captureBeyondViewport: false }, sessionId);
-    return { errors, networkRequests, title: title.result.value, screenshot: Buffer.from(shot.data, 'base64') };
+    const title = await send<{ result: { value: string } }>(
+      'Runtime.evaluate',
+      { expression: 'document.title', returnByValue: true },
+      sessionId,
+    );
+    const shot = await send<{ data: string }>(
+      'Page.captureScreenshot',
+      { format: 'png', captureBeyondViewport: false },
+      sessionId,
+    );
+    return {
+      errors,
+      networkRequests,
+      title: title.result.value,
+      screenshot: Buffer.from(shot.data, 'base64'),
+    };
   } finally {
     clearTimeout(timer);
     try {
