@@ -25,6 +25,15 @@ export function findChromium(): string | null {
   return CANDIDATES.find((p): p is string => !!p && existsSync(p)) ?? null;
 }
 
+interface CdpParams {
+  type?: string;
+  args?: { value?: unknown; description?: string }[];
+  exceptionDetails?: { text?: string; exception?: { description?: string } };
+  entry?: { level?: string; text?: string; url?: string };
+  request?: { url: string };
+  errorText?: string;
+}
+
 export interface PageCheck {
   errors: string[];
   /** Requests to anything but file: and data: URLs. */
@@ -108,17 +117,16 @@ export async function checkPage(
     });
     listeners.push((m) => {
       if (m.sessionId !== sessionId) return;
-      const p = m.params as Record<string, any>;
+      // CDP event payloads, loosely typed: only the fields read below
+      const p = m.params as CdpParams;
       if (m.method === 'Runtime.consoleAPICalled' && (p.type === 'error' || p.type === 'assert'))
-        errors.push(
-          `console.${p.type}: ${(p.args ?? []).map((a: any) => a.value ?? a.description).join(' ')}`,
-        );
+        errors.push(`console.${p.type}: ${(p.args ?? []).map((a) => a.value ?? a.description).join(' ')}`);
       else if (m.method === 'Runtime.exceptionThrown')
         errors.push(`exception: ${p.exceptionDetails?.exception?.description ?? p.exceptionDetails?.text}`);
       else if (m.method === 'Log.entryAdded' && p.entry?.level === 'error')
         errors.push(`log: ${p.entry.text} ${p.entry.url ?? ''}`);
       else if (m.method === 'Network.requestWillBeSent' && !/^(file|data|about):/.test(p.request?.url ?? ''))
-        networkRequests.push(p.request.url);
+        networkRequests.push(p.request!.url);
       else if (m.method === 'Network.loadingFailed') errors.push(`load failed: ${p.errorText}`);
       else if (m.method === 'Page.loadEventFired') loaded();
     });

@@ -14,7 +14,7 @@ export function lengthSorted(inner: Encoder): Encoder {
     const rows = await encode(order.map((i) => texts[i]!));
     const out = new Float32Array(rows.length);
     const dim = inner.dim;
-    order.forEach((orig, k) => out.set(rows.subarray(k * dim, (k + 1) * dim), orig * dim));
+    for (const [k, orig] of order.entries()) out.set(rows.subarray(k * dim, (k + 1) * dim), orig * dim);
     return out;
   };
   return {
