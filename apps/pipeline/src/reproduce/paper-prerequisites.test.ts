@@ -151,4 +151,27 @@ describe('paper profile prerequisites', () => {
     );
     expect(err).not.toMatch(/at .*\.ts:\d+/); // no stack trace for a user error
   });
+
+  it('with everything present it says the paper-scale stages are not built (exit 3), nothing trained', async () => {
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (d) => {
+      err += String(d);
+    });
+    const code = await runCommand(
+      rootCommand,
+      [
+        'reproduce',
+        '--profile',
+        'paper',
+        '--config',
+        writeConfig('cli-ok.json', present()),
+        '--out',
+        join(dir, 'run-ok'),
+      ],
+      { stdout: new PassThrough(), stderr },
+    );
+    expect(code).toBe(3);
+    expect(err).toMatch(/all prerequisites are present/);
+  });
 });

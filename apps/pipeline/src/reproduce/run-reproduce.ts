@@ -55,7 +55,8 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
     if (missing.length > 0) throw new PrerequisitesMissing(missing);
     throw new PrerequisitesMissing(
       [],
-      'all prerequisites are present; the paper-scale stages need the GPU machine or the scale-out engine, which this build hands over to (see docs/results-mini.md); nothing was trained here',
+      'all prerequisites of the paper profile are present, but its paper-scale stages (endpoint synthesis over the Promptriever seeds, Hub backbones, GPU or scale-out training, FollowIR / InfoSearch / MAIR evaluation) are not built into dv reproduce yet; nothing was run',
+    ); nothing was trained here',
     );
   }
   mkdirSync(outDir, { recursive: true });
