@@ -56,8 +56,6 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
     throw new PrerequisitesMissing(
       [],
       'all prerequisites of the paper profile are present, but its paper-scale stages (endpoint synthesis over the Promptriever seeds, Hub backbones, GPU or scale-out training, FollowIR / InfoSearch / MAIR evaluation) are not built into dv reproduce yet; nothing was run',
-    ); nothing was trained here',
-    );
   }
   mkdirSync(outDir, { recursive: true });
   const stages = buildMiniStages(config);
