@@ -56,6 +56,7 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
     throw new PrerequisitesMissing(
       [],
       'all prerequisites of the paper profile are present, but its paper-scale stages (endpoint synthesis over the Promptriever seeds, Hub backbones, GPU or scale-out training, FollowIR / InfoSearch / MAIR evaluation) are not built into dv reproduce yet; nothing was run',
+    );
   }
   mkdirSync(outDir, { recursive: true });
   const stages = buildMiniStages(config);
