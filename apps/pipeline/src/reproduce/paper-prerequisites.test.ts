@@ -172,6 +172,6 @@ describe('paper profile prerequisites', () => {
       { stdout: new PassThrough(), stderr },
     );
     expect(code).toBe(3);
-    expect(err).toMatch(/all prerequisites are present/);
+    expect(err).toMatch(/all prerequisites of the paper profile are present.*not built.*nothing was run/);
   });
 });
