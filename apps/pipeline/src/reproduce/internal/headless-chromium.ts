@@ -159,6 +159,10 @@ export async function checkPage(
     const exited = new Promise((ok) => (child.exitCode !== null ? ok(null) : child.once('exit', ok)));
     child.kill('SIGKILL');
     await exited;
-    rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch {
+      // Chromium's helper processes may still be writing the profile: leave it to the OS temp cleanup
+    }
   }
 }

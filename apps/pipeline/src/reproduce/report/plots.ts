@@ -91,7 +91,7 @@ export function perLeverSpec(points: readonly LeverPoint[]): Spec {
       color: { field: 'mix', type: 'nominal', title: 'mix' },
       tooltip: [{ field: 'lever' }, { field: 'mix' }, { field: 'pMrr', format: '.2f' }],
     },
-    width: 460,
+    width: { step: 14 },
     height: 180,
     resolve: { scale: { x: 'independent' } },
   } as Spec;

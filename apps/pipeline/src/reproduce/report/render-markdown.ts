@@ -185,9 +185,71 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
     '',
   );
   L.push('## Data', '');
-  L.push(`World: \`${JSON.stringify(d.world)}\``, '');
-  L.push(`Synthesis (offline reverser, lexical judge): \`${JSON.stringify(d.synth)}\``, '');
-  L.push(`Mixes: \`${JSON.stringify(d.mixes)}\``, '');
+  const w = d.world as {
+    documents?: number;
+    lemmas?: Record<string, number>;
+    seedsTrain?: number;
+    seedsDev?: number;
+    general?: number;
+    followirTopics?: number;
+  };
+  L.push(
+    `Mini world: ${w.documents ?? '?'} entries; lemmas ${Object.entries(w.lemmas ?? {})
+      .filter(([, v]) => typeof v === 'number')
+      .map(([k, v]) => `${k} ${v}`)
+      .join(
+        ', ',
+      )}; seeds train ${w.seedsTrain ?? '?'}, dev ${w.seedsDev ?? '?'}; general ${w.general ?? '?'}; FollowIR-form topics ${w.followirTopics ?? '?'}.`,
+    '',
+  );
+  type SynthSplit = {
+    seeds: number;
+    accepted: number;
+    none: number;
+    rejected: number;
+    failed: number;
+    acceptanceRate: number;
+    byLever: Record<string, number>;
+  };
+  const synth = d.synth as Record<string, SynthSplit>;
+  L.push('Synthesis (offline reverser, lexical judge):', '');
+  L.push(
+    table(
+      ['seeds of', 'seeds', 'accepted', 'none', 'rejected', 'failed', 'acceptance', 'accepted by lever'],
+      Object.entries(synth).map(([split, x]) => [
+        split,
+        String(x.seeds),
+        String(x.accepted),
+        String(x.none),
+        String(x.rejected),
+        String(x.failed),
+        `${(100 * x.acceptanceRate).toFixed(1)}%`,
+        Object.entries(x.byLever ?? {})
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', '),
+      ]),
+    ),
+    '',
+  );
+  const counts = ((d.mixes as { counts?: Record<string, Record<string, number>> }).counts ?? {}) as Record<
+    string,
+    Record<string, number>
+  >;
+  L.push('Matched-budget mixes:', '');
+  L.push(
+    table(
+      ['mix', 'total', 'original', 'complement', 'general', 'pairs'],
+      Object.entries(counts).map(([k, c]) => [
+        k,
+        String(c.total),
+        String(c.original),
+        String(c.complement),
+        String(c.general),
+        String(c.pairs),
+      ]),
+    ),
+    '',
+  );
   L.push('## Stage wall times', '');
   L.push(
     table(
