@@ -30,5 +30,14 @@ for (const group of ['packages', 'apps']) {
     skipped += s;
   }
 }
+// Lint and typecheck (run by .ci/run before the tests) count one each.
+const checksFile = join('.reports', 'ci-checks.json');
+if (existsSync(checksFile)) {
+  for (const [name, ok] of Object.entries(JSON.parse(readFileSync(checksFile, 'utf8')))) {
+    console.log(`${name}: ${ok ? 'passed' : 'FAILED'}`);
+    if (ok) passed += 1;
+    else failed += 1;
+  }
+}
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);

@@ -7,7 +7,14 @@
  * `dv data build-mini` passes `bm25Figures` to the builder so the manifest records them too.
  */
 import type { InstructedSet, SeedExample } from '@dv/core';
-import { benchmarkQuality, infosearchLeakage, loadMiniWorld, type MiniWorld, wordingQuality } from '@dv/data';
+import {
+  benchmarkQuality,
+  infosearchLeakage,
+  loadMiniWorld,
+  type MiniWorld,
+  type MiniWorldBuilt,
+  wordingQuality,
+} from '@dv/data';
 import { Bm25Ranker, benchmarkProfiles, rankModes } from '@dv/eval';
 import { type ComplementFigures, complementFigures } from '@dv/synth';
 
@@ -33,7 +40,8 @@ export async function bm25Figures(set: InstructedSet): Promise<Bm25Figures> {
     const v = scored.perQuery[q.id]?.['p-MRR'];
     if (v === undefined) continue;
     const lever = String(q.metadata?.changeLever ?? q.metadata?.changedLever ?? 'unknown');
-    const e = (sums[lever] ??= { sum: 0, n: 0 });
+    const e = sums[lever] ?? { sum: 0, n: 0 };
+    sums[lever] = e;
     e.sum += v;
     e.n++;
   }
@@ -62,6 +70,20 @@ async function all<T>(gen: AsyncGenerator<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of gen) out.push(x);
   return out;
+}
+
+/**
+ * The figures a fresh build records in its manifest (`config.figures`) beside the data figures:
+ * BM25 on both FollowIR-form splits and the offline reverser over the seeds.
+ */
+export async function buildFigures(built: MiniWorldBuilt): Promise<Record<string, unknown>> {
+  return {
+    bm25: {
+      followir: await bm25Figures(built.followir),
+      followirSeen: await bm25Figures(built.followirSeen),
+    },
+    reverser: await complementFigures([...built.seedsTrain, ...built.seedsDev]),
+  };
 }
 
 export async function miniFigures(dir: string, world?: MiniWorld): Promise<MiniFigures> {
@@ -123,6 +145,12 @@ export function miniTargets(f: MiniFigures): Target[] {
       'quoting cue alike in both views (within 10 points)',
       `${r.cues.original.quoted} vs ${r.cues.complement.quoted}`,
       Math.abs(r.cues.original.quoted - r.cues.complement.quoted) <= 0.1,
+    ),
+    t(
+      'style cues alike in both views (first person, negation; within 10 points)',
+      `${r.cues.original.firstPerson}/${r.cues.original.negation} vs ${r.cues.complement.firstPerson}/${r.cues.complement.negation}`,
+      Math.abs(r.cues.original.firstPerson - r.cues.complement.firstPerson) <= 0.1 &&
+        Math.abs(r.cues.original.negation - r.cues.complement.negation) <= 0.1,
     ),
     t('dev seeds get complements', r.devCoverage, r.devSeeds === 0 || r.devCoverage >= 0.5),
   ];

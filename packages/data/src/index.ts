@@ -38,6 +38,7 @@ export {
   MINI_DATASET_NAME,
   MINI_FILES,
   type MiniWorldBuild,
+  type MiniWorldBuilt,
   miniWorldCacheKey,
 } from './mini/build-mini-world.js';
 export {

@@ -6,7 +6,9 @@
  * Complement view: (q, I'), positive = D-, negatives = D+ first, then the remaining
  * instruction negatives (the prompt asks that they keep their status), then the hard
  * negatives. The seed's other positives are left out of the complement: they satisfied I,
- * and nothing says whether they satisfy I'.
+ * and nothing says whether they satisfy I'. Hard negatives mined around D- come first in the
+ * complement when the seed lists them (`metadata.targetHardNegatives`, docids; the mini world
+ * does), so the complement's hard negatives look like its positive, not like D+.
  * Both views share `pairId`; the complement's `originalId` is the original's id.
  */
 import type { DualViewExample, Passage, SeedExample, SynthesisRecord, TrainingExample } from '@dv/core';
@@ -47,6 +49,17 @@ export function originalExample(seed: SeedExample, paired: boolean): TrainingExa
   };
 }
 
+/** The seed's hard negatives, those mined around D- (`metadata.targetHardNegatives`) first. */
+export function complementHardNegatives(seed: SeedExample): Passage[] {
+  const around = seed.metadata?.targetHardNegatives;
+  if (!Array.isArray(around) || around.length === 0) return seed.hardNegatives;
+  const first = new Set(around.filter((x): x is string => typeof x === 'string'));
+  return [
+    ...seed.hardNegatives.filter((p) => first.has(p.docid)),
+    ...seed.hardNegatives.filter((p) => !first.has(p.docid)),
+  ];
+}
+
 export function complementExample(seed: SeedExample, record: SynthesisRecord): DualViewExample {
   if (record.status !== 'accepted' || !record.newInstruction)
     throw new Error(`record ${record.key} for seed ${seed.id} is not accepted`);
@@ -59,7 +72,10 @@ export function complementExample(seed: SeedExample, record: SynthesisRecord): D
     query: seed.query,
     instruction: record.newInstruction,
     positives: [positive],
-    negatives: dedupe([seed.positives[0]!, ...others, ...seed.hardNegatives], new Set([target.docid])),
+    negatives: dedupe(
+      [seed.positives[0]!, ...others, ...complementHardNegatives(seed)],
+      new Set([target.docid]),
+    ),
     view: 'complement',
     pairId: pairIdFor(seed),
     seedId: seed.id,

@@ -10,8 +10,8 @@ export {
   guessStyle,
   type Reversal,
   type ReversalLever,
-  reverseOffline,
   reversalLevers,
+  reverseOffline,
   separatingLevers,
   writeInstruction,
 } from './backends/offline-reverser.js';
@@ -77,8 +77,8 @@ export {
   trainerFormats,
 } from './trainer-exports.js';
 export { type Pricing, UsageLedger } from './usage-ledger.js';
-export type { Judge, JudgeInput } from './verify/judge.js';
 export { type ComplementFigures, complementFigures } from './verify/complement-figures.js';
+export type { Judge, JudgeInput } from './verify/judge.js';
 export { createLexicalJudge, lexicalScore } from './verify/lexical-judge.js';
 export { createLlmJudge, judgeTemplate, renderJudgePrompt } from './verify/llm-judge.js';
 export { type WriteMixesOptions, writeMixes } from './write-mixes.js';

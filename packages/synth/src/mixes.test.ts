@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DataError, type DataMix, type DualViewExample, SeedExample, type TrainingExample } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import { createOfflineReverser } from './backends/offline-reverser.js';
-import { complementExample, originalExample } from './dual-view.js';
+import { complementExample, complementHardNegatives, originalExample } from './dual-view.js';
 import { buildMixes, countMix, type MixExample } from './mixes.js';
 import { runSynthesis } from './run-synthesis.js';
 import { templates } from './template-registry.js';
@@ -45,6 +45,27 @@ describe('dual-view assembly', () => {
       instruction: 'Only the instrument.',
     });
     expect(o.instruction).toBe(seed.instruction.text);
+  });
+  it('puts the hard negatives mined around D- first in the complement when the seed lists them', () => {
+    const base = seeds[0]!;
+    const hard = ['h-pos', 'h-tgt', 'h-pos2', 'h-tgt2'].map((docid) => ({ docid, title: '', text: docid }));
+    const seed = { ...base, hardNegatives: hard, metadata: { targetHardNegatives: ['h-tgt', 'h-tgt2'] } };
+    expect(complementHardNegatives(seed).map((d) => d.docid)).toEqual(['h-tgt', 'h-tgt2', 'h-pos', 'h-pos2']);
+    const c = complementExample(seed, rec(seed));
+    expect(c.negatives.map((d) => d.docid)).toEqual([
+      'bass-0-0',
+      'bass-2-0',
+      'h-tgt',
+      'h-tgt2',
+      'h-pos',
+      'h-pos2',
+    ]);
+    // the original keeps the seed's order (mined around D+ first)
+    expect(
+      originalExample(seed, true)
+        .negatives.map((d) => d.docid)
+        .slice(2),
+    ).toEqual(['h-pos', 'h-tgt', 'h-pos2', 'h-tgt2']);
   });
 });
 

@@ -69,6 +69,49 @@ describe('dv data build-mini', () => {
   });
 });
 
+describe('dv data stats', () => {
+  // A medium world (same builder as the default one; sizes only change how many lemmas are
+  // drawn). The default build's figures are in packages/data/README.md, printed by this command.
+  const medium = [
+    '--test-lemmas',
+    '500',
+    '--dev-lemmas',
+    '100',
+    '--train-lemmas',
+    '1000',
+    '--general-examples',
+    '50',
+    '--infosearch-topics',
+    '50',
+  ];
+  it('prints the quality figures, meets every issue-11 target, and the build manifest records them', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'dv-data-stats-')), 'world');
+    const b = await dv(['data', 'build-mini', '--out', out, ...medium]);
+    expect(b.code, b.stderr).toBe(0);
+    const r = await dv(['data', 'stats', out, '--check']);
+    expect(r.stderr).toBe('');
+    for (const line of r.stdout.split('\n').filter((l) => /^(ok {2}|FAIL) /.test(l)))
+      expect(line).toMatch(/^ok /);
+    expect(r.code).toBe(0);
+    expect(r.stdout.match(/^ok /gm)?.length).toBe(16);
+    expect(r.stdout).toMatch(/FollowIR-form \(held-out wording\): \d+ topics/);
+    expect(r.stdout).toMatch(/FollowIR-form \(seen wording\): \d+ topics/);
+    const pMrr = Number(/BM25: p-MRR (-?[\d.]+)/.exec(r.stdout)![1]);
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    const f = manifest.config.figures;
+    expect(f.bm25.followir.pMrr).toBe(pMrr);
+    expect(f.followir.vacuousOgShare).toBe(0);
+    expect(f.reverser.leversAtLeast5pct).toBeGreaterThanOrEqual(5);
+  }, 240_000);
+
+  it('without DIR is a usage error; a folder that is not a world is a data error', async () => {
+    expect((await dv(['data', 'stats'])).code).toBe(2);
+    const r = await dv(['data', 'stats', mkdtempSync(join(tmpdir(), 'dv-not-world-'))]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('splits.json');
+  });
+});
+
 describe('dv data fetch', () => {
   it('an unpinned registry entry without --revision is a data error (exit 1) that says so', async () => {
     const r = await dv(['data', 'fetch', 'promptriever', '--cache', mkdtempSync(join(tmpdir(), 'dv-hub-'))]);

@@ -16,7 +16,7 @@ import {
   readPromptriever,
 } from '@dv/data';
 import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
-import { type MiniFigures, miniFigures, miniTargets } from '../mini-figures.js';
+import { buildFigures, type MiniFigures, miniFigures, miniTargets } from '../mini-figures.js';
 
 function intOption(ctx: CommandContext, name: string): number | undefined {
   const v = ctx.values[name];
@@ -131,6 +131,7 @@ build with the same options is left as it is unless --force is given.`,
       out,
       force: ctx.values.force === true,
       command: ['dv', 'data', 'build-mini', ...process.argv.slice(4)],
+      figures: buildFigures,
     });
     const s = r.stats;
     const w = (line: string) => ctx.stdout.write(`${line}\n`);

@@ -54,6 +54,8 @@ describe('buildMiniWorld: files, determinism, cache', () => {
       'benchmark/followir/qrels_og/test.jsonl',
       'benchmark/followir/qrels_changed/test.jsonl',
       'benchmark/followir/top_ranked.jsonl',
+      'benchmark/followir-seen/queries.jsonl',
+      'benchmark/followir-seen/qrels_changed/test.jsonl',
       'benchmark/infosearch/keyword/qrels_reversed/test.jsonl',
       'splits.json',
       'stats.json',
@@ -129,6 +131,53 @@ describe('mini world contents', () => {
       }
     }
     expect(n).toBe(80);
+  });
+
+  it('seeds carry the benchmark forms in train wording: compound and narrative styles, train frames, D- hard negatives', async () => {
+    const styles = new Map<string, number>();
+    let withTargetHard = 0;
+    let quoted = 0;
+    let n = 0;
+    for await (const s of world.readSeeds('train')) {
+      n++;
+      const style = s.instruction.style!;
+      styles.set(style, (styles.get(style) ?? 0) + 1);
+      const frames = (s.metadata!.frames as string[]) ?? [];
+      for (const f of frames) expect(f.startsWith('train:'), f).toBe(true);
+      if (style === 'exclusion') {
+        expect(frames.length).toBe(1);
+        expect(s.instruction.constraint).toContain(' & ');
+        // every positive satisfies both constraints, every instruction negative breaks one
+        expect((s.metadata!.constraints as unknown[]).length).toBe(2);
+      }
+      if (style === 'narrative') expect(frames[0]).toMatch(/^train:open:/);
+      const hardIds = new Set(s.hardNegatives.map((h) => h.docid));
+      const around = s.metadata!.targetHardNegatives as string[];
+      for (const id of around) expect(hardIds.has(id)).toBe(true);
+      if (around.length > 0) withTargetHard++;
+      if (s.instruction.text.includes(`"${s.query}"`)) quoted++;
+    }
+    expect(styles.get('exclusion')).toBeGreaterThan(3);
+    expect(styles.get('narrative')).toBeGreaterThan(3);
+    expect(withTargetHard).toBeGreaterThan(n * 0.9);
+    expect(quoted / n).toBeGreaterThan(0.3);
+    expect(quoted / n).toBeLessThan(0.7);
+  });
+
+  it('stats record the quality figures: selective og, only-narrowing, no contradiction, held-out wording', () => {
+    const q = world.stats.quality;
+    expect(q.followir.topics).toBeGreaterThan(40);
+    expect(q.followir.vacuousOgShare).toBe(0);
+    expect(q.followir.selectiveOgShare).toBe(1);
+    expect(q.followir.narrowingViolations).toBe(0);
+    expect(q.followir.contradictions).toBe(0);
+    expect(q.followir.wording.benchmarkFrames).toBeGreaterThan(3);
+    expect(q.followir.wording.benchmarkFramesInTrainSeeds).toBe(0);
+    expect(q.followirSeen.wording.benchmarkFramesInTrainSeeds).toBeGreaterThan(0);
+    expect(Object.keys(q.followir.leverShares).length).toBeGreaterThanOrEqual(3);
+    expect(Object.keys(q.infosearch)).toContain('hypernym');
+    const manifest = JSON.parse(readFileSync(join(a.dir, 'manifest.json'), 'utf8'));
+    expect(manifest.config.figures.followir).toEqual(q.followir);
   });
 
   it('general examples: no instruction, positive = the dominant sense', async () => {
@@ -225,27 +274,37 @@ function justified(s: Synset, doc: { title: string; text: string }, constraint: 
 }
 
 describe('every qrel is justified by WordNet data', () => {
-  it('FollowIR form: relevant = sense of the lemma in the og categories; changed only removes relevance', async () => {
+  it('FollowIR form: relevant = judged sense in the og categories; changed = og AND the change', async () => {
     const set = await world.loadFollowIR();
     const text = new Map(set.corpus.map((d) => [d.docid, d]));
-    expect(set.queries.length).toBeGreaterThan(50);
+    expect(set.queries.length).toBeGreaterThan(40);
     let removed = 0;
+    let unjudgedTotal = 0;
     for (const q of set.queries) {
       const og = set.qrels.og!.get(q.id)!;
       const changed = set.qrels.changed!.get(q.id)!;
       const senses = wn.senses.get(q.query)!;
-      expect([...og.keys()].sort()).toEqual([...senses].sort());
-      expect(set.candidates!.get(q.id)!).toEqual(expect.arrayContaining(senses));
+      const unjudged = q.metadata!.unjudgedDocids as string[];
+      unjudgedTotal += unjudged.length;
+      const judged = senses.filter((id) => !unjudged.includes(id));
+      expect([...og.keys()].sort()).toEqual([...judged].sort());
+      expect(set.candidates!.get(q.id)!).toEqual(expect.arrayContaining(judged));
+      for (const id of unjudged) expect(set.candidates!.get(q.id)!).not.toContain(id);
       const ogC = String(q.metadata!.ogConstraint);
-      const exC = String(q.metadata!.changedConstraint);
-      expect(exC).toMatch(/^not (hypernym|topic|region)=/);
+      const chC = String(q.metadata!.changedConstraint);
+      expect(chC).toMatch(/^(not )?(hypernym|topic|region|usage|category)=/);
       expect(q.instructions.changed!.startsWith(q.instructions.og!)).toBe(true);
+      // selective og: some judged sense is not relevant
+      expect(
+        [...og.values()].some((g) => g === 0),
+        q.id,
+      ).toBe(true);
       let topicRemoved = 0;
-      for (const id of senses) {
+      for (const id of judged) {
         const s = wn.synsets.get(id)!;
         expect(og.get(id)! > 0, `${q.id} ${id} og`).toBe(justified(s, text.get(id)!, ogC));
         expect(changed.get(id)! > 0, `${q.id} ${id} changed`).toBe(
-          justified(s, text.get(id)!, ogC) && justified(s, text.get(id)!, exC),
+          justified(s, text.get(id)!, ogC) && justified(s, text.get(id)!, chC),
         );
         expect(changed.get(id)!).toBeLessThanOrEqual(og.get(id)!);
         if (og.get(id)! > 0 && changed.get(id)! === 0) topicRemoved++;
@@ -255,6 +314,41 @@ describe('every qrel is justified by WordNet data', () => {
       removed += topicRemoved;
     }
     expect(removed).toBeGreaterThan(set.queries.length - 1);
+    expect(unjudgedTotal).toBeGreaterThanOrEqual(0);
+  });
+
+  it('FollowIR form: hypernym values are concrete, and no value names the lemma or the og requirement', async () => {
+    const set = await world.loadFollowIR();
+    const abstract =
+      /=(entity|abstraction|cognition|signal|nature|determinant|attribute|relation|group|act|event|state)$/;
+    for (const q of set.queries) {
+      const ch = String(q.metadata!.changedConstraint);
+      expect(ch, q.id).not.toMatch(abstract);
+      if (ch.startsWith('not hypernym=') || ch.startsWith('hypernym=')) {
+        const words = q.metadata!.changeWords as string[];
+        for (const w of q.query.split(/\s+/)) expect(words).not.toContain(w);
+        const og = String(q.metadata!.ogConstraint);
+        if (og.includes('noun.animal')) expect(words).not.toContain('animal');
+        if (og.includes('noun.person')) expect(words).not.toContain('person');
+      }
+    }
+  });
+
+  it('FollowIR seen-wording split: same topics, constraints and qrels, train-pool wording', async () => {
+    const main = await world.loadFollowIR();
+    const seen = (await world.loadFollowIRSeen())!;
+    expect(seen.queries.map((q) => q.id)).toEqual(main.queries.map((q) => q.id));
+    let differ = 0;
+    for (const [i, q] of seen.queries.entries()) {
+      const m = main.queries[i]!;
+      expect(q.metadata!.changedConstraint).toBe(m.metadata!.changedConstraint);
+      expect(String(q.metadata!.changeFrame)).toMatch(/^train:/);
+      expect(String(m.metadata!.changeFrame)).toMatch(/^test:/);
+      expect([...seen.qrels.changed!.get(q.id)!]).toEqual([...main.qrels.changed!.get(q.id)!]);
+      expect([...seen.qrels.og!.get(q.id)!]).toEqual([...main.qrels.og!.get(q.id)!]);
+      if (q.instructions.changed !== m.instructions.changed) differ++;
+    }
+    expect(differ).toBe(seen.queries.length);
   });
 
   it('InfoSearch style: og = all senses; instructed and reversed split the senses by the lever', async () => {

@@ -61,11 +61,19 @@ export interface BuildMiniWorldOptions extends MiniWorldOptionsInput {
   /** The command line, recorded in the manifest. */
   command?: string[];
   /**
-   * Scores the built benchmark splits with a ranker (the CLI passes BM25 from @dv/eval, which
-   * this package does not depend on); the result is recorded in the manifest under
-   * `config.figures.scores` next to the data figures.
+   * Figures that need other packages, computed on the fresh build and recorded in the manifest
+   * under `config.figures` next to the data figures: the CLI passes BM25 p-MRR / Score (@dv/eval)
+   * and the offline reverser's figures (@dv/synth), which this package does not depend on.
    */
-  scoreBenchmarks?: (sets: { followir: InstructedSet; followirSeen: InstructedSet }) => Promise<Record<string, unknown>>;
+  figures?: (built: MiniWorldBuilt) => Promise<Record<string, unknown>>;
+}
+
+/** What `figures` receives: the benchmark splits and the seeds, in memory. */
+export interface MiniWorldBuilt {
+  followir: InstructedSet;
+  followirSeen: InstructedSet;
+  seedsTrain: SeedExample[];
+  seedsDev: SeedExample[];
 }
 
 export interface MiniWorldBuild {
@@ -140,7 +148,11 @@ function generalLemmas(corpus: MiniCorpus, splits: LemmaSplits): string[] {
   return out.sort();
 }
 
-function followirSet(corpus: MiniCorpus, topics: FollowIRTopic[], wording: 'held-out' | 'seen'): InstructedSet {
+function followirSet(
+  corpus: MiniCorpus,
+  topics: FollowIRTopic[],
+  wording: 'held-out' | 'seen',
+): InstructedSet {
   const docIds = new Set<string>();
   for (const t of topics) for (const d of t.candidates) docIds.add(d);
   const seen = wording === 'seen';
@@ -198,7 +210,7 @@ function infosearchSet(
 
 export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<MiniWorldBuild> {
   const started = performance.now();
-  const { out, wordnetDir, force, progress: progressMode, command, scoreBenchmarks, ...rest } = input;
+  const { out, wordnetDir, force, progress: progressMode, command, figures: extraFigures, ...rest } = input;
   const options = MiniWorldOptions.parse(rest);
   const version = wordnetDir ? `WordNet files in ${resolve(wordnetDir)}` : wordnetDbVersion();
   const cacheKey = miniWorldCacheKey(options, version);
@@ -359,9 +371,11 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
     return written;
   });
 
-  const scores = scoreBenchmarks
-    ? await stage('scores', () => scoreBenchmarks({ followir: followir.main, followirSeen: followir.seen }))
-    : undefined;
+  const extra = extraFigures
+    ? await stage('figures', () =>
+        extraFigures({ followir: followir.main, followirSeen: followir.seen, seedsTrain, seedsDev }),
+      )
+    : {};
   const seconds = Math.round(performance.now() - started) / 1000;
   await writeManifest(out, {
     kind: 'mini-world',
@@ -369,7 +383,7 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
       ...options,
       cacheKey,
       builder: MINI_BUILDER_VERSION,
-      figures: { ...stats.quality, ...(scores ? { scores } : {}) },
+      figures: { ...stats.quality, ...extra },
     },
     command,
     templateVersion: TEMPLATE_VERSION,

@@ -78,8 +78,6 @@ export interface FollowIRTopic {
   ogConstraint: Constraint;
   /** The change's constraint: changed relevant = og relevant AND this. */
   change: Constraint;
-  /** @deprecated alias of `change` (mini-world/2 name). */
-  exclusion: Constraint;
   changeLever: ChangeLever;
   changeWords: string[];
   qrelsOg: Map<string, number>;
@@ -92,7 +90,23 @@ const MAX_CATEGORIES = 10;
 const MIN_SENSES = 3;
 
 /** Category-phrase words too general to tell categories apart in a text. */
-const GENERIC = new Set(['part', 'form', 'made', 'man', 'natural', 'point', 'basic', 'general', 'very', 'social', 'unit', 'quality', 'property', 'state', 'place']);
+const GENERIC = new Set([
+  'part',
+  'form',
+  'made',
+  'man',
+  'natural',
+  'point',
+  'basic',
+  'general',
+  'very',
+  'social',
+  'unit',
+  'quality',
+  'property',
+  'state',
+  'place',
+]);
 
 /** Words of a category's phrase that signal it in a visible text ("animal", "food", "drink"). */
 export function categoryCueWords(category: string): string[] {
@@ -106,7 +120,13 @@ export function senseGrade(doc: Passage, lemma: string): number {
 }
 
 const meta = (d: Passage) =>
-  d.metadata as { category: string; textHypernyms: string[]; topics: string[]; regions: string[]; usages: string[] };
+  d.metadata as {
+    category: string;
+    textHypernyms: string[];
+    topics: string[];
+    regions: string[];
+    usages: string[];
+  };
 
 const showsAny = (d: Passage, words: ReadonlyArray<string>) => {
   const t = docTokens(d);
@@ -190,7 +210,9 @@ function changeCandidates(
  * removed and one kept) and is not self-contradictory (an exclusion value shares no word with
  * every alternative of the og requirement). Throws: a failure is a builder bug.
  */
-export function checkTopic(t: Pick<FollowIRTopic, 'id' | 'qrelsOg' | 'qrelsChanged' | 'ogConstraint' | 'change'>): void {
+export function checkTopic(
+  t: Pick<FollowIRTopic, 'id' | 'qrelsOg' | 'qrelsChanged' | 'ogConstraint' | 'change'>,
+): void {
   let removed = 0;
   let kept = 0;
   for (const [d, g] of t.qrelsChanged) {
@@ -199,12 +221,15 @@ export function checkTopic(t: Pick<FollowIRTopic, 'id' | 'qrelsOg' | 'qrelsChang
     if (g > 0) kept++;
     else if (og > 0) removed++;
   }
-  if (removed === 0 || kept === 0) throw new Error(`topic ${t.id}: the change removes ${removed} and keeps ${kept}`);
+  if (removed === 0 || kept === 0)
+    throw new Error(`topic ${t.id}: the change removes ${removed} and keeps ${kept}`);
   if (t.change.negated && t.ogConstraint.lever === 'category') {
     const ex = new Set(valueWords({ ...t.change, negated: false } as Constraint));
     const alternatives = t.ogConstraint.anyOf.map((c) => tokenize(categoryPhrase(c)));
     if (t.change.lever !== 'category' && alternatives.every((a) => a.some((w) => ex.has(w))))
-      throw new Error(`topic ${t.id}: ${describeConstraint(t.change)} contradicts ${describeConstraint(t.ogConstraint)}`);
+      throw new Error(
+        `topic ${t.id}: ${describeConstraint(t.change)} contradicts ${describeConstraint(t.ogConstraint)}`,
+      );
   }
 }
 
@@ -219,6 +244,16 @@ function word(lemma: string, og: Constraint, change: Constraint, rng: Rng, pool:
   };
 }
 
+/** The item whose cumulative weight first exceeds `x` (0 <= x < total weight). */
+function weightedPick<T>(items: readonly T[], weight: (t: T) => number, x: number): T {
+  let acc = 0;
+  for (const t of items) {
+    acc += weight(t);
+    if (x < acc) return t;
+  }
+  return items.at(-1)!;
+}
+
 export function buildFollowIRTopic(
   corpus: MiniCorpus,
   lemma: string,
@@ -229,7 +264,8 @@ export function buildFollowIRTopic(
   if (senses.length < MIN_SENSES) return null;
   const cats = [...new Set(senses.map((s) => meta(s).category))];
   if (cats.length < 2 || cats.length > MAX_CATEGORIES) return null;
-  const options: Array<{ chosen: string[]; judged: Passage[]; relevant: Passage[]; changes: Candidate[] }> = [];
+  const options: Array<{ chosen: string[]; judged: Passage[]; relevant: Passage[]; changes: Candidate[] }> =
+    [];
   for (let mask = 1; mask < (1 << cats.length) - 1; mask++) {
     const chosen = cats.filter((_, i) => mask & (1 << i));
     const judged = agreeingSenses(senses, chosen);
@@ -243,8 +279,7 @@ export function buildFollowIRTopic(
   // then a value.
   const forms = CHANGE_LEVERS.filter((l) => options.some((o) => o.changes.some((c) => c.lever === l)));
   const total = forms.reduce((a, l) => a + CHANGE_WEIGHTS[l], 0);
-  let x = rng.float() * total;
-  const lever = forms.find((l) => (x -= CHANGE_WEIGHTS[l]) < 0) ?? forms.at(-1)!;
+  const lever = weightedPick(forms, (l) => CHANGE_WEIGHTS[l], rng.float() * total);
   const pick = rng.choice(options.filter((o) => o.changes.some((c) => c.lever === lever)));
   const cand = rng.choice(pick.changes.filter((c) => c.lever === lever));
   const ogConstraint: Constraint = { lever: 'category', anyOf: pick.chosen, negated: false };
@@ -265,7 +300,13 @@ export function buildFollowIRTopic(
   const senseIds = senses.map((s) => s.docid);
   const judgedIds = pick.judged.map((s) => s.docid);
   const unjudged = senseIds.filter((id) => !judgedIds.includes(id));
-  const distractors = mineDistractors(corpus, lemma, judgedIds, new Set(senseIds), candidates - judgedIds.length);
+  const distractors = mineDistractors(
+    corpus,
+    lemma,
+    judgedIds,
+    new Set(senseIds),
+    candidates - judgedIds.length,
+  );
   const id = `mini-${lemma.replace(/\s+/g, '_')}`;
   const topic: FollowIRTopic = {
     id,
@@ -276,7 +317,6 @@ export function buildFollowIRTopic(
     changeFrame: main.changeFrame,
     ogConstraint,
     change,
-    exclusion: change,
     changeLever: cand.lever,
     changeWords: cand.words,
     qrelsOg,

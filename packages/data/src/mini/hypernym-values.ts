@@ -33,7 +33,9 @@ export function isConcreteHypernym(corpus: MiniCorpus, id: string): boolean {
   const f = corpus.facts.get(id);
   if (!f) return false;
   const word = f.synset.words[0]!.toLowerCase();
-  return f.chain.length >= MIN_VALUE_DEPTH && f.synset.category !== 'noun.Tops' && !ABSTRACT_HYPERNYMS.has(word);
+  return (
+    f.chain.length >= MIN_VALUE_DEPTH && f.synset.category !== 'noun.Tops' && !ABSTRACT_HYPERNYMS.has(word)
+  );
 }
 
 /** The head words of a document's hypernyms that may be constraint values (nearest first). */

@@ -64,7 +64,9 @@ export function predicate(c: Constraint, n: GrammaticalNumber = 'sg'): string {
         ? `${is} ${v('a longer entry', 'longer entries')} of more than ${c.maxWords} words`
         : `${is} ${v('a short entry', 'short entries')} of at most ${c.maxWords} words`;
     case 'format':
-      return c.hasExample !== neg ? `${v('includes', 'include')} a usage example` : `${v('has', 'have')} no usage example`;
+      return c.hasExample !== neg
+        ? `${v('includes', 'include')} a usage example`
+        : `${v('has', 'have')} no usage example`;
   }
 }
 
@@ -99,7 +101,8 @@ export const STYLE_TEMPLATES = Object.freeze({
   background: [
     (q, p) =>
       `I came across ${q} in something I was reading and want to be sure which meaning was meant. The relevant entry ${p('sg')}; other meanings do not help me.`,
-    (q, p) => `For a glossary I am preparing, I need to pin down one meaning of ${q}: the one that ${p('sg')}.`,
+    (q, p) =>
+      `For a glossary I am preparing, I need to pin down one meaning of ${q}: the one that ${p('sg')}.`,
   ],
   negation: [
     (q, p) => `Find a meaning of ${q} that ${p('sg')}.`,
@@ -113,7 +116,11 @@ export type TemplateStyle = keyof typeof STYLE_TEMPLATES;
  * the exclusion worded from the train pool) and `narrative` (a train-pool opener and a
  * requirement), the two forms the benchmark's instructions take.
  */
-export const SEED_STYLES = [...(Object.keys(STYLE_TEMPLATES) as TemplateStyle[]), 'exclusion', 'narrative'] as const;
+export const SEED_STYLES = [
+  ...(Object.keys(STYLE_TEMPLATES) as TemplateStyle[]),
+  'exclusion',
+  'narrative',
+] as const;
 export type SeedStyle = (typeof SEED_STYLES)[number];
 
 export function renderInstruction(style: TemplateStyle, query: string, c: Constraint, rng: Rng): string {
@@ -141,7 +148,7 @@ export const EXCLUSION_FRAMES: Record<WordingPool, Frame[]> = {
     (p) => `However, entries that ${p('pl')} are not relevant.`,
     (p) => `Leave out any entry that ${p('sg')}.`,
     (p) => `An entry that ${p('sg')} does not count, even if it fits otherwise.`,
-    (p) => `Entries that ${p('pl')} should be set aside as well.`,
+    (p) => `Set aside, too, the entries that ${p('pl')}.`,
     (p) => `Do not include an entry that ${p('sg')}.`,
   ]),
   train: frames('train', 'exclude', [
@@ -178,13 +185,17 @@ export const NARRATIVE_OPENERS: Record<WordingPool, Array<{ id: string; render: 
   ].map((render, i) => ({ id: `test:open:${i}`, render })),
   train: [
     (q: string) => `I found the word ${q} in an old letter and want to look it up properly.`,
-    (q: string) => `My class is studying the word ${q} this week, and I am gathering dictionary entries for it.`,
+    (q: string) =>
+      `My class is studying the word ${q} this week, and I am gathering dictionary entries for it.`,
     (q: string) => `A friend used ${q} in a way I did not recognise, so I am checking the dictionary.`,
   ].map((render, i) => ({ id: `train:open:${i}`, render })),
 };
 
 const CLOSERS: Record<WordingPool, Array<(q: string) => string>> = {
-  test: [(q) => `Entries in which ${q} means anything else are not relevant, however closely they relate to the word.`],
+  test: [
+    (q) =>
+      `Entries in which ${q} means anything else are not relevant, however closely they relate to the word.`,
+  ],
   train: [(q) => `Other meanings of ${q} are of no help to me, even when they are close.`],
 };
 
@@ -197,7 +208,12 @@ export interface Rendered {
  * The long, narrative original instruction (DESIGN.md: longer narrative originals, minimal added
  * constraints as changes): an opener, "A relevant entry <predicate>.", a closer.
  */
-export function renderNarrative(query: string, c: Constraint, rng: Rng, pool: WordingPool = 'test'): Rendered {
+export function renderNarrative(
+  query: string,
+  c: Constraint,
+  rng: Rng,
+  pool: WordingPool = 'test',
+): Rendered {
   const q = nameQuery(query, rng);
   const opener = rng.choice(NARRATIVE_OPENERS[pool]);
   const closer = rng.choice(CLOSERS[pool]);

@@ -84,8 +84,8 @@ const shareOf = (n: number, d: number) => round(n / Math.max(1, d));
 export function leakageOf(removedHits: number, keptHits: number, topics: number): Leakage {
   const removed = shareOf(removedHits, topics);
   const kept = shareOf(keptHits, topics);
-  const lo = Math.min(removed, kept);
-  const hi = Math.max(removed, kept);
+  const lo = Math.min(removedHits, keptHits);
+  const hi = Math.max(removedHits, keptHits);
   return { removed, kept, ratio: hi === 0 ? null : lo === 0 ? Number.POSITIVE_INFINITY : round(hi / lo) };
 }
 
@@ -180,7 +180,7 @@ export function wordingQuality(set: InstructedSet, trainSeeds: ReadonlyArray<See
   const trainFrames = new Set<string>();
   const styles: Record<string, number> = {};
   for (const s of trainSeeds) {
-    for (const f of ((s.metadata?.frames as string[] | undefined) ?? [])) trainFrames.add(f);
+    for (const f of (s.metadata?.frames as string[] | undefined) ?? []) trainFrames.add(f);
     const st = s.instruction.style ?? 'other';
     styles[st] = (styles[st] ?? 0) + 1;
   }

@@ -293,7 +293,10 @@ export function renderStatsMarkdown(s: MiniWorldStats): string {
   row('vacuous og (every judged sense relevant)', (b) => pct(b.vacuousOgShare));
   row('change words in a removed / a kept doc', (b) => `${pct(b.leakage.removed)} / ${pct(b.leakage.kept)}`);
   row('narrowing violations / self-contradictions', (b) => `${b.narrowingViolations} / ${b.contradictions}`);
-  row('change frames (of them in train seeds)', (b) => `${b.wording.benchmarkFrames} (${b.wording.benchmarkFramesInTrainSeeds})`);
+  row(
+    'change frames (of them in train seeds)',
+    (b) => `${b.wording.benchmarkFrames} (${b.wording.benchmarkFramesInTrainSeeds})`,
+  );
   lines.push('');
   lines.push(
     `Change levers: ${Object.entries(q.leverShares)

@@ -185,7 +185,9 @@ export function buildSeedExample(
   const exclude = new Set(senses.map((s) => s.docid));
   const aroundPositive = mineDistractors(corpus, lemma, [target.docid], exclude, opts.hardNegatives);
   const dMinus = instructionNegatives[0];
-  const aroundTarget = dMinus ? mineDistractors(corpus, lemma, [dMinus.docid], exclude, opts.hardNegatives) : [];
+  const aroundTarget = dMinus
+    ? mineDistractors(corpus, lemma, [dMinus.docid], exclude, opts.hardNegatives)
+    : [];
   const hard = interleave([aroundPositive, aroundTarget], opts.hardNegatives);
   const targetSet = new Set(aroundTarget);
   const ranks: Record<string, number> = {};

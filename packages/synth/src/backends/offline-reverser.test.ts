@@ -1,14 +1,29 @@
 import { type Passage, SeedExample } from '@dv/core';
 import { describe, expect, it } from 'vitest';
+import { checkGuardrails, countSentences } from '../guardrails.js';
 import { parseAnswer } from '../parse-answer.js';
 import { prepareTask } from '../synthesis-task.js';
 import { templates } from '../template-registry.js';
 import { metadataSeeds, plainSeeds } from '../test-utils/seed-fixtures.js';
-import { createOfflineReverser, findReversal, guessStyle, writeInstruction } from './offline-reverser.js';
+import { createLexicalJudge } from '../verify/lexical-judge.js';
+import {
+  createOfflineReverser,
+  FRAME_PARAPHRASES,
+  findReversal,
+  guessStyle,
+  instructionStyles,
+  LEVER_WORDINGS,
+  type Reversal,
+  reversalFrames,
+  reversalLevers,
+  reverseOffline,
+  separatingLevers,
+  writeInstruction,
+} from './offline-reverser.js';
 
-const doc = (docid: string, text: string, metadata?: Record<string, unknown>): Passage => ({
+const doc = (docid: string, text: string, metadata?: Record<string, unknown>, title = ''): Passage => ({
   docid,
-  title: '',
+  title,
   text,
   ...(metadata ? { metadata } : {}),
 });
@@ -20,71 +35,61 @@ const task = (positive: Passage, target: Passage, otherNegatives: Passage[] = []
   otherNegatives,
 });
 
-describe('offline reverser', () => {
-  it('uses the category lever when the categories differ', () => {
-    const r = findReversal(
+describe('separating levers (read off title + text)', () => {
+  it('collects every lever whose value D- shows and no other candidate shows', () => {
+    const levers = separatingLevers(
       task(
-        doc('a', 'a fish', { category: 'noun.animal' }),
-        doc('b', 'an instrument', { category: 'noun.artifact' }),
+        doc(
+          'a',
+          'A lean saltwater fish. A kind of fish, vertebrate.',
+          { category: 'noun.animal', hypernyms: ['fish', 'vertebrate'] },
+          'bass',
+        ),
+        doc(
+          'b',
+          'The lowest stringed instrument of the orchestra. A kind of bowed stringed instrument. Example: "he plays the bass".',
+          {
+            category: 'noun.artifact',
+            hypernyms: ['bowed stringed instrument', 'instrument'],
+            hasExample: true,
+          },
+          'bass, double bass, contrabass',
+        ),
       ),
     );
-    expect(r).toEqual({
-      lever: 'category',
-      require: 'describe it as a man-made object',
-      exclude: 'describe it as an animal',
-    });
+    expect([...levers.keys()].sort()).toEqual(['format', 'hypernym', 'keyword', 'length', 'synonym']);
+    expect(levers.get('hypernym')!.values).toEqual(['bowed stringed instrument', 'instrument']);
+    expect(levers.get('hypernym')!.exclude).toEqual(['fish', 'vertebrate']);
+    expect(levers.get('synonym')!.values).toEqual(['double bass', 'contrabass']);
   });
-  it('falls to the hypernym lever when another negative shares the target category', () => {
-    const r = findReversal(
+  it('never rests on metadata the text does not show (regression: 18.5% failed the text-only judge)', () => {
+    // categories differ, but no category phrase is in either text: no category lever
+    const levers = separatingLevers(
       task(
-        doc('a', 'a fish', { category: 'noun.animal', hypernyms: ['fish', 'vertebrate'] }),
-        doc('b', 'a guitar', { category: 'noun.artifact', hypernyms: ['guitar', 'instrument'] }),
-        [doc('c', 'a speaker', { category: 'noun.artifact', hypernyms: ['loudspeaker', 'device'] })],
+        doc('a', 'a lean fish', { category: 'noun.animal' }),
+        doc('b', 'a fine guitar', { category: 'noun.artifact', hypernyms: ['instrument'] }),
       ),
     );
-    expect(r?.lever).toBe('hypernym');
-    expect(r?.require).toBe('present it as a kind of guitar');
-    expect(r?.exclude).toBe('present it as a kind of fish');
+    expect(levers.has('category')).toBe(false);
+    expect(levers.has('hypernym')).toBe(false);
+    expect([...levers.keys()]).toEqual(['keyword']);
   });
-  it('skips lever values another candidate also shows, and meta-task words (regression: judge ties)', () => {
-    const r = findReversal(
+  it('skips values another candidate also shows, and meta-task words', () => {
+    const levers = separatingLevers(
       task(
-        doc('a', 'a lean fish', { category: 'noun.animal', hypernyms: ['fish'] }),
-        doc('b', 'a deed', {
-          category: 'noun.communication',
-          hypernyms: ['document', 'writing', 'communication'],
-        }),
-        // says "form of communication" in its text, so the category phrase would not separate
-        [doc('c', 'a form of communication by drums', { category: 'noun.act', hypernyms: ['signal'] })],
+        doc('a', 'a lean fish; a form of communication'),
+        doc('b', 'a deed, a legal document of communication', { hypernyms: ['document', 'communication'] }),
       ),
     );
-    expect(r).toEqual({
-      lever: 'hypernym',
-      require: 'present it as a kind of writing',
-      exclude: 'present it as a kind of fish',
-    });
+    expect(levers.has('hypernym')).toBe(false); // "document" is a meta word, "communication" is shared
   });
-  it('uses domain levers, then format', () => {
+  it('works without metadata: timeframe, keyword, length', () => {
     expect(
-      findReversal(task(doc('a', 'x', { topics: ['music'] }), doc('b', 'y', { topics: ['fishing'] })))
-        ?.require,
-    ).toBe('place it in the field of fishing');
-    expect(findReversal(task(doc('a', 'x'), doc('b', 'y', { regions: ['France'] })))?.lever).toBe('region');
-    expect(
-      findReversal(
-        task(doc('a', 'same words', { hasExample: false }), doc('b', 'same words', { hasExample: true })),
-      )?.lever,
-    ).toBe('format');
-  });
-  it('works without metadata: timeframe, keyword, then length levers', () => {
-    expect(findReversal(task(doc('a', 'the old harbour'), doc('b', 'the old harbour in 1850')))?.lever).toBe(
-      'timeframe',
-    );
-    const kw = findReversal(
-      task(doc('a', 'boil eggs six minutes'), doc('b', 'boil eggs at altitude for longer')),
-    );
-    expect(kw).toEqual({ lever: 'keyword', require: 'mention altitude' });
-    const len = findReversal(
+      separatingLevers(task(doc('a', 'the old harbour'), doc('b', 'the old harbour in 1850'))).get(
+        'timeframe',
+      )?.values,
+    ).toEqual(['1850']);
+    const len = separatingLevers(
       task(
         doc('a', 'eggs eggs eggs eggs eggs eggs eggs eggs eggs eggs'),
         doc('b', 'eggs eggs eggs'),
@@ -92,16 +97,79 @@ describe('offline reverser', () => {
         'eggs',
       ),
     );
-    expect(len?.lever).toBe('length');
-    expect(len?.require).toBe('run under 7 words');
+    expect(len.get('length')?.values).toEqual(['<7']);
   });
   it('answers None when nothing separates the target from the positive', () => {
     expect(findReversal(task(doc('a', 'bass fish'), doc('b', 'bass fish')))).toBeNull();
   });
-  it('writes I′ in a style different from the original and passes through the parser', async () => {
+});
+
+describe('lever choice among all separating levers', () => {
+  it('picks different levers for different seeds (not a fixed order)', () => {
+    const t = task(
+      doc('a', 'A lean fish. A kind of fish.', { hypernyms: ['fish'] }, 'bass'),
+      doc(
+        'b',
+        'A stringed instrument. A kind of instrument. Example: "a bass".',
+        { hypernyms: ['instrument'], hasExample: true },
+        'bass, contrabass',
+      ),
+    );
+    const seen = new Set<string>();
+    for (let i = 0; i < 60; i++) seen.add(findReversal(t, `seed-${i}`)!.lever);
+    expect([...seen].sort()).toEqual(['format', 'hypernym', 'keyword', 'synonym']);
+  });
+});
+
+describe('writing I′', () => {
+  const r: Reversal = { lever: 'hypernym', value: 'instrument', excludeValue: 'fish' };
+  it('has >= 5 paraphrases per (style, frame) and >= 3 wordings per lever', () => {
+    for (const s of instructionStyles)
+      for (const f of reversalFrames) expect(FRAME_PARAPHRASES[s][f].length).toBeGreaterThanOrEqual(5);
+    for (const l of reversalLevers) expect(LEVER_WORDINGS[l].length).toBeGreaterThanOrEqual(3);
+  });
+  it('every paraphrase stays within two sentences, passes the guardrails and the text-only judge', async () => {
+    const judge = createLexicalJudge();
+    const positive = doc('p', 'A lean saltwater fish. A kind of fish.');
+    const target = doc('t', 'The lowest stringed instrument. A kind of instrument.');
+    for (let i = 0; i < 200; i++) {
+      const w = writeInstruction('bass', i % 2 ? r : { lever: 'hypernym', value: 'instrument' }, `k${i}`);
+      expect(countSentences(w.text), w.text).toBeLessThanOrEqual(2);
+      expect(w.text).toContain('bass');
+      expect(
+        checkGuardrails({
+          newInstruction: w.text,
+          originalInstruction: 'Only the fish.',
+          query: 'bass',
+          docids: ['p', 't'],
+        }),
+      ).toEqual({ ok: true });
+      const v = await judge.judge({
+        seedId: 's',
+        query: 'bass',
+        newInstruction: w.text,
+        positive,
+        target,
+        otherNegatives: [],
+      });
+      expect(v.passed, w.text).toBe(true);
+    }
+  });
+  it('quotes the query in about half of the complements', () => {
+    let quoted = 0;
+    for (let i = 0; i < 400; i++) if (writeInstruction('bass', r, `q${i}`).quoted) quoted++;
+    expect(quoted).toBeGreaterThan(160);
+    expect(quoted).toBeLessThan(240);
+  });
+  it('guesses styles from wording', () => {
     expect(guessStyle({ text: "I'm a chef looking for recipes" })).toBe('persona');
     expect(guessStyle({ text: 'Exclude anything about cars.' })).toBe('exclusion');
     expect(guessStyle({ text: 'Only fish.' })).toBe('plain');
+  });
+});
+
+describe('the backend', () => {
+  it('answers parseable XML for metadata and plain seeds, and reverseOffline matches it', async () => {
     const b = createOfflineReverser();
     for (const s0 of [...metadataSeeds(6), ...plainSeeds(2)]) {
       const seed = SeedExample.parse(s0);
@@ -109,24 +177,13 @@ describe('offline reverser', () => {
       if (!p.ok) throw new Error('fixture without negatives');
       const a = await b.synthesize(p.task);
       const parsed = parseAnswer(a.raw);
-      expect(parsed.kind, a.raw ?? '').toBe('instruction');
-      if (parsed.kind !== 'instruction') continue;
-      const style = guessStyle({ text: parsed.text });
-      // persona originals never get a persona complement
-      if (seed.instruction.style === 'persona') expect(parsed.text.startsWith("I'm")).toBe(false);
-      expect(style).toBeTypeOf('string');
-    }
-  });
-  it('every style stays within two sentences', () => {
-    const r = {
-      lever: 'category' as const,
-      require: 'describe it as a plant',
-      exclude: 'describe it as a person',
-    };
-    for (const s of ['plain', 'persona', 'background', 'exclusion'] as const) {
-      const text = writeInstruction('bass', r, s);
-      expect(text.split(/[.;]\s/).length).toBeLessThanOrEqual(2);
-      expect(text).toContain('bass');
+      const direct = reverseOffline(p.task);
+      if (!direct) {
+        expect(parsed.kind).toBe('none');
+        continue;
+      }
+      expect(parsed).toMatchObject({ kind: 'instruction', text: direct.text });
+      expect(a.lever).toBe(direct.lever);
     }
   });
 });

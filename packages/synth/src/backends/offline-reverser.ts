@@ -12,7 +12,7 @@
  *    (text-only) judge do, so no complement rests on metadata nobody sees.
  * 2. Collect every separating lever (category, hypernym, topic, region, usage, timeframe,
  *    format, synonym, keyword, length) and choose ONE among them by a hash of the seed id (not
- *    in a fixed order), then one of its separating values by another hash. What D+ is gets
+ *    in a fixed order; `LEVER_WEIGHTS`), then one of its separating values by another hash. What D+ is gets
  *    excluded too when the same lever names something D- lacks.
  * 3. Write I' from a paraphrase pool: style (plain / persona / background / exclusion), frame
  *    (require only, or require + exclude), one of >= 5 paraphrases per (style, frame), and one
@@ -67,13 +67,21 @@ interface Profile extends Evidence {
 
 function profile(p: Passage): Profile {
   const meta = evidenceOf(p, true).attrs;
-  return { ...evidenceOf(p, false), attrs: meta, title: p.title, text: p.text, times: timeframes(`${p.title} ${p.text}`) };
+  return {
+    ...evidenceOf(p, false),
+    attrs: meta,
+    title: p.title,
+    text: p.text,
+    times: timeframes(`${p.title} ${p.text}`),
+  };
 }
 
 type TaskView = Pick<SynthesisTask, 'query' | 'instruction' | 'positive' | 'target' | 'otherNegatives'>;
 
 /** Every lever that separates D- from D+ and the other negatives, each with its separating values. */
-export function separatingLevers(task: TaskView): Map<ReversalLever, { values: string[]; exclude: string[] }> {
+export function separatingLevers(
+  task: TaskView,
+): Map<ReversalLever, { values: string[]; exclude: string[] }> {
   const pos = profile(task.positive);
   const tgt = profile(task.target);
   const others = task.otherNegatives.map(profile);
@@ -84,7 +92,8 @@ export function separatingLevers(task: TaskView): Map<ReversalLever, { values: s
     const vs = stemsOf(v);
     return vs.length > 0 && vs.every((x) => p.stems.has(x));
   };
-  const separates = (v: string) => !metaWord(v, task.query) && shows(tgt, v) && rest.every((r) => !shows(r, v));
+  const separates = (v: string) =>
+    !metaWord(v, task.query) && shows(tgt, v) && rest.every((r) => !shows(r, v));
   const absentFromTarget = (v: string) => {
     const vs = stemsOf(v);
     return !metaWord(v, task.query) && vs.length > 0 && vs.every((x) => !tgt.stems.has(x)) && shows(pos, v);
@@ -100,11 +109,7 @@ export function separatingLevers(task: TaskView): Map<ReversalLever, { values: s
     const ex = pa.category && absentFromTarget(categoryPhrase(pa.category)) ? [pa.category] : [];
     put('category', [ta.category], ex);
   }
-  put(
-    'hypernym',
-    (ta.hypernyms ?? []).filter(separates),
-    (pa.hypernyms ?? []).filter(absentFromTarget),
-  );
+  put('hypernym', (ta.hypernyms ?? []).filter(separates), (pa.hypernyms ?? []).filter(absentFromTarget));
   for (const [lever, key] of [
     ['topic', 'topics'],
     ['region', 'regions'],
@@ -122,7 +127,12 @@ export function separatingLevers(task: TaskView): Map<ReversalLever, { values: s
     .split(/,\s*/)
     .map((w) => w.trim())
     .filter((w) => w && w.toLowerCase() !== task.query.toLowerCase() && /^[\p{L} '-]+$/u.test(w));
-  put('synonym', titleWords.filter((w) => stemsOf(w).length > 0 && stemsOf(w).every((x) => !banned.has(x))).filter(separates));
+  put(
+    'synonym',
+    titleWords
+      .filter((w) => stemsOf(w).length > 0 && stemsOf(w).every((x) => !banned.has(x)))
+      .filter(separates),
+  );
   // Keyword: a content word of D-'s definition that D+, the other negatives, the query and I lack.
   const kw = words(task.target.text)
     .filter((w) => w.length >= 4 && !STOPWORDS.has(w) && /^\p{L}+$/u.test(w) && !banned.has(stem(w)))
@@ -139,16 +149,48 @@ export function separatingLevers(task: TaskView): Map<ReversalLever, { values: s
   return out;
 }
 
+/**
+ * Relative weights of the separating levers in the choice: a keyword separates almost every
+ * pair and a printed hypernym most, so they weigh less, which leaves room for the rarer levers
+ * (measured by `dv data stats`: no lever above 40%, six at >= 5% on the default build).
+ */
+export const LEVER_WEIGHTS: Record<ReversalLever, number> = {
+  category: 1,
+  hypernym: 0.6,
+  topic: 1,
+  region: 1,
+  usage: 1,
+  timeframe: 1,
+  format: 1,
+  synonym: 1,
+  keyword: 0.5,
+  length: 1,
+};
+
 /** One separating lever and value, chosen by hashes of `key` (the seed id) among all of them. */
 export function findReversal(task: TaskView, key = ''): Reversal | null {
   const all = separatingLevers(task);
   if (all.size === 0) return null;
   const levers = reversalLevers.filter((l) => all.has(l));
-  const lever = levers[hash32(`${key}\0lever`) % levers.length]!;
+  const total = levers.reduce((a, l) => a + LEVER_WEIGHTS[l], 0);
+  const x = (hash32(`${key}\0lever`) / 2 ** 32) * total;
+  let acc = 0;
+  let lever = levers.at(-1)!;
+  for (const l of levers) {
+    acc += LEVER_WEIGHTS[l];
+    if (x < acc) {
+      lever = l;
+      break;
+    }
+  }
   const { values, exclude } = all.get(lever)!;
   const value = values[hash32(`${key}\0value`) % values.length]!;
   const excludeValue = exclude.length > 0 ? exclude[hash32(`${key}\0exclude`) % exclude.length] : undefined;
-  return { lever, value, ...(excludeValue && lever !== 'length' && lever !== 'format' ? { excludeValue } : {}) };
+  return {
+    lever,
+    value,
+    ...(excludeValue && lever !== 'length' && lever !== 'format' ? { excludeValue } : {}),
+  };
 }
 
 const vp = (base: string, third: string): VerbPhrase => ({ base, third });
@@ -213,7 +255,9 @@ export const LEVER_WORDINGS: Record<ReversalLever, ReadonlyArray<(v: string) => 
   ],
   length: [
     (v) =>
-      v.startsWith('<') ? vp(`run under ${v.slice(1)} words`, `runs under ${v.slice(1)} words`) : vp(`run longer than ${v.slice(1)} words`, `runs longer than ${v.slice(1)} words`),
+      v.startsWith('<')
+        ? vp(`run under ${v.slice(1)} words`, `runs under ${v.slice(1)} words`)
+        : vp(`run longer than ${v.slice(1)} words`, `runs longer than ${v.slice(1)} words`),
     (v) =>
       v.startsWith('<')
         ? vp(`take fewer than ${v.slice(1)} words`, `takes fewer than ${v.slice(1)} words`)
@@ -263,11 +307,14 @@ export const FRAME_PARAPHRASES: Record<ReversalStyle, Record<ReversalFrame, Read
       (q, r) => `I am sorting my notes on ${q} and keep whatever ${r.third}.`,
     ],
     'require-exclude': [
-      (q, r, x) => `I'm after anything on ${q} that will ${r.base}, and I have no use for anything that ${x.third}.`,
-      (q, r, x) => `As a reader of an old atlas, I need the ${q} that would ${r.base}; one that ${x.third} is not it.`,
+      (q, r, x) =>
+        `I'm after anything on ${q} that will ${r.base}, and I have no use for anything that ${x.third}.`,
+      (q, r, x) =>
+        `As a reader of an old atlas, I need the ${q} that would ${r.base}; one that ${x.third} is not it.`,
       (q, r, x) => `I teach English and want the sense of ${q} that ${r.third}, not the one that ${x.third}.`,
       (q, r, x) => `My crossword clue for ${q} needs the meaning that ${r.third}; skip whatever ${x.third}.`,
-      (q, r, x) => `I am sorting my notes on ${q} and keep whatever ${r.third}; anything that ${x.third} I do not keep.`,
+      (q, r, x) =>
+        `I am sorting my notes on ${q} and keep whatever ${r.third}; anything that ${x.third} I do not keep.`,
     ],
   },
   background: {
@@ -279,9 +326,12 @@ export const FRAME_PARAPHRASES: Record<ReversalStyle, Record<ReversalFrame, Read
       (q, r) => `The author meant the ${q} that ${r.third}.`,
     ],
     'require-exclude': [
-      (q, r, x) => `For my purposes the right reading of ${q} is whatever ${r.third}. Anything that ${x.third} misses the point.`,
-      (q, r, x) => `The text I am reading uses ${q} in the sense that ${r.third}. It does not mean one that ${x.third}.`,
-      (q, r, x) => `Where I met the word ${q}, the meaning was one that ${r.third}. It was not one that ${x.third}.`,
+      (q, r, x) =>
+        `For my purposes the right reading of ${q} is whatever ${r.third}. Anything that ${x.third} misses the point.`,
+      (q, r, x) =>
+        `The text I am reading uses ${q} in the sense that ${r.third}. It does not mean one that ${x.third}.`,
+      (q, r, x) =>
+        `Where I met the word ${q}, the meaning was one that ${r.third}. It was not one that ${x.third}.`,
       (q, r, x) => `The author meant the ${q} that ${r.third}. A ${q} that ${x.third} is not what was meant.`,
       (q, r, x) => `In what I read, ${q} was the one that ${r.third}. Never the one that ${x.third}.`,
     ],

@@ -21,12 +21,16 @@ const input = (newInstruction: string, extra: Partial<{ others: Passage[] }> = {
 
 describe('lexical judge', () => {
   const judge = createLexicalJudge();
-  it('passes when the instruction favours the target by text or attributes', async () => {
+  it('by default reads title + text only; the metadata judge is opt-in', async () => {
     const v = await judge.judge(input('I want the stringed instrument, not the fish.'));
     expect(v).toMatchObject({ judge: 'lexical', threshold: 0.25, passed: true });
     expect(v.score).toBeGreaterThan(1);
-    const byCategory = await judge.judge(input('Only what describes it as a man-made object.'));
-    expect(byCategory.passed).toBe(true);
+    // "a man-made object" is only in the target's metadata (category noun.artifact), not its text
+    const byCategory = 'Only what describes it as a man-made object.';
+    expect((await judge.judge(input(byCategory))).passed).toBe(false);
+    const meta = createLexicalJudge(0.25, { useMetadata: true });
+    const withMeta = await meta.judge(input(byCategory));
+    expect(withMeta).toMatchObject({ judge: 'lexical-metadata', passed: true });
   });
   it('fails a reversal that still favours the positive or leaves another negative level with the target', async () => {
     expect((await judge.judge(input('Only the fish, please.'))).passed).toBe(false);
