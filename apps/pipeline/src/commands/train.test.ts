@@ -67,8 +67,18 @@ describe('dv train', () => {
         `wrote .*mini-gte: mini-gte, 3 layers, hidden 128, vocabulary ${pieces}, [\\d.]+M parameters`,
       ),
     );
-    for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'trainer_state.json'])
+    for (const f of [
+      'config.json',
+      'model.safetensors',
+      'tokenizer.json',
+      'trainer_state.json',
+      'modules.json',
+    ])
       expect(existsSync(join(out, f)), f).toBe(true);
+    expect(
+      JSON.parse(readFileSync(join(out, '1_Pooling', 'config.json'), 'utf8')).pooling_mode_cls_token,
+    ).toBe(true);
+    expect(existsSync(join(out, '2_Normalize'))).toBe(true);
     const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
     expect(config).toMatchObject({
       model_type: 'new',

@@ -70,7 +70,8 @@ const initCommand: Command = {
   summary: 'write a freshly initialised mini backbone (HF folder + checkpoint state)',
   usage: '--backbone mini-bert|mini-gte --tokenizer FILE --out DIR [--seed N] [--layers N] [--hidden N]',
   description: `Creates a mini backbone with random weights sized to the tokenizer's vocabulary and writes it as a
-Hugging Face folder (config.json, model.safetensors, tokenizer.json) that is also a step-0 checkpoint.`,
+Hugging Face + sentence-transformers folder (config.json, model.safetensors, tokenizer.json,
+modules.json, 1_Pooling (CLS), 2_Normalize) that is also a step-0 checkpoint.`,
   options: {
     backbone: { type: 'string', description: 'mini-bert or mini-gte', valueName: 'NAME' },
     tokenizer: {
@@ -116,6 +117,15 @@ Hugging Face folder (config.json, model.safetensors, tokenizer.json) that is als
     });
     await train.saveCheckpoint(out, { encoder, step: 0, rng: createRng(seed), extra: { backbone } });
     await writeFileAtomic(join(out, 'tokenizer.json'), tokenizer.json);
+    // The sentence-transformers files too, so SentenceTransformer(DIR) pools like our encoders
+    // (CLS + Normalize) instead of falling back to mean pooling.
+    await train.exportHuggingFace(out, {
+      config: encoder.config,
+      weights: encoder.toWeights(),
+      tokenizerJson: join(out, 'tokenizer.json'),
+      pooling: 'cls',
+      normalize: true,
+    });
     const n = [...encoder.params.values()].reduce((a, v) => a + v.size, 0);
     encoder.dispose();
     ctx.stdout.write(
@@ -149,10 +159,10 @@ function numberFlag(ctx: CommandContext, name: string, kind: 'int' | 'positive' 
     raw !== '' &&
     Number.isFinite(n) &&
     (kind === 'any' || (kind === 'int' ? Number.isInteger(n) : n > 0)) &&
-    (kind !== 'int' || name === 'seed' || n > 0);
+    (kind !== 'int' || name.endsWith('seed') || n > 0);
   if (!ok)
     throw new UsageError(
-      `--${name} must be ${kind === 'int' ? (name === 'seed' ? 'an integer' : 'a positive integer') : 'a positive number'}, got '${raw}'`,
+      `--${name} must be ${kind === 'int' ? (name.endsWith('seed') ? 'an integer' : 'a positive integer') : 'a positive number'}, got '${raw}'`,
     );
   return n;
 }
@@ -240,10 +250,10 @@ async function pretrainBackbone(
     );
   const corpus =
     (ctx.values.corpus as string | undefined) ??
-    join((ctx.values['data-dir'] as string) ?? 'runs/mini-world', 'corpus.jsonl');
+    join((ctx.values['data-dir'] as string) ?? 'runs/mini', 'corpus.jsonl');
   if (!existsSync(corpus))
     throw new UsageError(
-      `MLM corpus ${corpus} does not exist; build the mini world first (dv data build-mini --out ${(ctx.values['data-dir'] as string) ?? 'runs/mini-world'}) or give --corpus FILE`,
+      `MLM corpus ${corpus} does not exist; build the mini world first (dv data build-mini --out ${(ctx.values['data-dir'] as string) ?? 'runs/mini'}) or give --corpus FILE`,
     );
   const config = mlmConfigFrom(ctx, backbone);
   const train = await import('@dv/train');
@@ -266,7 +276,7 @@ const mlmOptions = {
     description: 'MLM corpus (.jsonl passages or text lines; default: <data-dir>/corpus.jsonl)',
     valueName: 'FILE',
   },
-  'data-dir': { type: 'string', description: 'mini world folder', default: 'runs/mini-world' },
+  'data-dir': { type: 'string', description: 'mini world folder', default: 'runs/mini' },
   'mlm-cache': { type: 'string', description: 'MLM runs cached here by config digest', default: 'runs/mlm' },
   'mlm-out': {
     type: 'string',
@@ -309,8 +319,8 @@ const runCommandSpec: Command = {
   name: 'run',
   summary: 'train a bi-encoder on a data mix (InfoNCE, dual-view batches, exact resume)',
   usage: '--mix FILE (--init DIR | --backbone NAME) --out DIR [--config FILE] [options]',
-  description: `Contrastive fine-tuning of a bi-encoder on a mix JSONL (what 'dv synth mix' writes; Tevatron and
-Promptriever rows are read too): InfoNCE over each query's positives, its first N labelled
+  description: `Contrastive fine-tuning of a bi-encoder on a mix JSONL (what 'dv synth mix' writes; Tevatron,
+Promptriever and sentence-transformers rows are read too): InfoNCE over each query's positives, its first N labelled
 negatives (instruction negatives first) and in-batch negatives (false negatives ignored), both views
 of a dual-view pair in the same batch, AdamW, warmup-stable-decay, gradient clipping.
 

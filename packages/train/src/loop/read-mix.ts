@@ -5,13 +5,15 @@
  * has not arrived waits in a bounded table (`maxPending`; past it the oldest is given up and
  * emitted alone), and leftovers are emitted alone at the end.
  *
- * Rows: our `TrainingExample` / `DualViewExample` (what `dv synth mix` writes), and
- * Tevatron / Promptriever rows (`query_id`, `query`, `instruction?`, `positive_passages`,
- * `negative_passages`, Promptriever's `new_negatives` = instruction negatives, put first).
+ * Rows: our `TrainingExample` / `DualViewExample` (what `dv synth mix` writes), Tevatron /
+ * Promptriever rows (`query_id`, `query`, `instruction?`, `positive_passages`,
+ * `negative_passages`, Promptriever's `new_negatives` = instruction negatives, put first), and
+ * sentence-transformers n-tuples (`anchor`, `positive`, `negative_1..k`; already formatted
+ * texts, documents identified by a hash of their text).
  * Negatives beyond `keepNegatives` are dropped on read (the batch builder would not use them).
  * A bad row is a `DataError` naming file:line.
  */
-import { DataError, describeZodIssues, readLines, TrainingExample } from '@dv/core';
+import { DataError, describeZodIssues, readLines, sha256, TrainingExample } from '@dv/core';
 
 export interface ReadMixOptions {
   /** Labelled negatives kept per example (default all). */
@@ -22,8 +24,28 @@ export interface ReadMixOptions {
 
 type Row = Record<string, unknown>;
 
-/** A Tevatron / Promptriever row as a TrainingExample input; our own rows pass through. */
-function normalizeRow(row: Row): Row {
+/** A Tevatron / Promptriever / sentence-transformers row as a TrainingExample input; ours pass through. */
+function normalizeRow(row: Row, line: number): Row {
+  if ('anchor' in row && 'positive' in row) {
+    // sentence-transformers n-tuples: texts only, so documents are identified by their text.
+    const doc = (t: unknown) => ({
+      docid: `sha256:${sha256(String(t)).slice(0, 16)}`,
+      title: '',
+      text: String(t),
+    });
+    const negatives = Object.keys(row)
+      .filter((k) => /^negative(_\d+)?$/.test(k))
+      .sort((a, b) => Number(a.split('_')[1] ?? 0) - Number(b.split('_')[1] ?? 0))
+      .map((k) => doc(row[k]));
+    return {
+      id: `line-${line}`,
+      query: row.anchor,
+      instruction: null,
+      positives: [doc(row.positive)],
+      negatives,
+      view: 'general',
+    };
+  }
   if (!('positive_passages' in row)) return row;
   const passages = (v: unknown) =>
     Array.isArray(v)
@@ -56,7 +78,7 @@ export async function* readMixUnits(
     }
     if (typeof json !== 'object' || json === null || Array.isArray(json))
       throw new DataError('expected a JSON object (a training example)', path, line.number);
-    const parsed = TrainingExample.safeParse(normalizeRow(json as Row));
+    const parsed = TrainingExample.safeParse(normalizeRow(json as Row, line.number));
     if (!parsed.success) throw new DataError(describeZodIssues(parsed.error.issues), path, line.number);
     const ex = parsed.data;
     if (ex.negatives.length > keep) ex.negatives = ex.negatives.slice(0, keep);

@@ -210,7 +210,7 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
   const runPath = join(out, 'run.json');
   const summaryPath = join(out, 'summary.json');
   mkdirSync(out, { recursive: true });
-  let plan: { batchesPerEpoch: number; totalSteps: number } | undefined;
+  let plan: { batchesPerEpoch: number | null; totalSteps: number } | undefined;
   if (existsSync(runPath)) {
     const prev = JSON.parse(readFileSync(runPath, 'utf8')) as { digest?: string; plan?: typeof plan };
     if (prev.digest !== digest)
@@ -225,11 +225,12 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
     }
   }
   if (!plan) {
-    const batchesPerEpoch = await countBatches(data, config);
+    // With a step count the epoch length is not needed; otherwise one streamed pass counts it.
+    const batchesPerEpoch = config.batch.steps === undefined ? await countBatches(data, config) : null;
     if (batchesPerEpoch === 0) throw new DataError('the mix has no training examples', data);
     const totalSteps =
       config.batch.steps ??
-      Math.max(1, Math.ceil((config.batch.epochs * batchesPerEpoch) / config.batch.gradAccumulation));
+      Math.max(1, Math.ceil((config.batch.epochs * batchesPerEpoch!) / config.batch.gradAccumulation));
     plan = { batchesPerEpoch, totalSteps };
     await writeJsonAtomic(runPath, {
       format: runFormat,

@@ -63,7 +63,7 @@ export async function makeTinyWorld(dir: string, options: TinyWorldOptions = {})
     texts.push(senseA.text, senseB.text, other.text, `Only ${a} senses.`, `Not ${a} senses.`);
   }
   const mix = join(dir, 'mix.jsonl');
-  writeFileSync(mix, examples.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  writeFileSync(mix, `${examples.map((e) => JSON.stringify(e)).join('\n')}\n`);
   const tok = await trainWordPiece(texts, { vocabSize: 200, lowercase: true });
   const tokPath = join(dir, 'tokenizer.json');
   await writeFileAtomic(tokPath, tok.json);
