@@ -5,14 +5,13 @@ import { evaluateFindings, FINDINGS } from './findings.js';
 
 const iv = (lo: number, hi: number, n = 200) => ({ mean: (lo + hi) / 2, lo, hi, n, sd: 1, level: 0.95 });
 
-/** Comparisons from a table of (backbone, a, b, metric) -> interval. */
-function lookup(table: Record<string, [number, number]>, seeds = 3) {
+/** Comparisons from a table of (backbone, a, b, metric) -> interval over topics [, over seeds]. */
+function lookup(table: Record<string, [number, number] | [number, number, number, number]>, seeds = 3) {
   return (backbone: string, a: MixName, b: MixName, metric: 'pMrr' | 'score'): Comparison | null => {
-    const k = `${backbone}:${a}-${b}:${metric}`;
-    const t = table[k];
-    return t
-      ? { backbone, a, b, metric, perTopic: iv(t[0], t[1]), overSeeds: iv(-10, 10, seeds), seeds }
-      : null;
+    const t = table[`${backbone}:${a}-${b}:${metric}`];
+    if (!t) return null;
+    const overSeeds = t.length === 4 ? iv(t[2], t[3], seeds) : iv(t[0], t[1], seeds);
+    return { backbone, a, b, metric, perTopic: iv(t[0], t[1]), overSeeds, seeds };
   };
 }
 
@@ -33,7 +32,7 @@ describe('evaluateFindings', () => {
       lookup({
         'bert:ins-dv-ins-orig:pMrr': [0.5, 3], // up: yes
         'bert:all-dv-all-orig:pMrr': [0.2, 4], // up: yes
-        'bert:ins-dv-ins-orig:score': [-1, 0.5], // down: contains 0
+        'bert:ins-dv-ins-orig:score': [-3, -1, -9, 4], // down over topics, but the seeds span 0
         'bert:all-dv-all-orig:score': [-3, -1], // up claimed, interval below 0
         'bert:all-orig-ins-orig:pMrr': [-5, -2], // down: yes
         'bert:all-dv-ins-dv:pMrr': [-4, -0.1], // down: yes
@@ -49,7 +48,7 @@ describe('evaluateFindings', () => {
       'general-data-dilutes': 'reproduced',
       'second-backbone': 'inconclusive',
     });
-    expect(r[1]!.claims[0]!.reason).toMatch(/contains 0/);
+    expect(r[1]!.claims[0]!.reason).toMatch(/CI over seeds contains 0/);
     expect(r[0]!.claims[0]!.claim.paper.value).toBe(2.36);
   });
 

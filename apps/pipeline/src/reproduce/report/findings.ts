@@ -2,7 +2,8 @@
  * The paper's five directional findings (shared/PAPER.md, "Findings to reproduce in direction")
  * as data: each is a set of claims "mix A minus mix B on a metric is positive/negative" on the
  * first or the second backbone, with the paper's own difference beside (its table, x100).
- * `evaluateFindings` turns the run's paired per-topic intervals into verdicts (stats/verdict.ts).
+ * `evaluateFindings` turns the run's intervals of each difference - over topics and over seeds -
+ * into verdicts (stats/verdict.ts).
  */
 import type { MixName } from '../stages/mixes-stage.js';
 import { type ClaimVerdict, claimVerdict, combineVerdicts, type Verdict } from '../stats/verdict.js';
@@ -180,7 +181,16 @@ export function evaluateFindings(
         };
       const comparison = comparisonOf(backbone, claim.a, claim.b, claim.metric);
       const v = claimVerdict(
-        { direction: claim.direction, interval: comparison?.perTopic ?? null, seeds: comparison?.seeds ?? 0 },
+        {
+          direction: claim.direction,
+          intervals: comparison
+            ? [
+                { ...comparison.perTopic, label: 'topics' },
+                { ...comparison.overSeeds, label: 'seeds' },
+              ]
+            : [],
+          seeds: comparison?.seeds ?? 0,
+        },
         minSeeds,
       );
       return { claim, backbone, comparison, ...v };

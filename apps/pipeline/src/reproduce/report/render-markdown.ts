@@ -88,7 +88,7 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
     );
   L.push('## Findings', '');
   L.push(
-    'Each verdict is computed (stats/verdict.ts) from the 95% t interval over topics of the seed-averaged per-topic difference (x100): reproduced when the interval lies on the claimed side of 0, not reproduced when it lies on the other side, inconclusive otherwise or with fewer than 3 seeds.',
+    'Each verdict is computed (stats/verdict.ts) from two 95% t intervals of the difference (x100): over topics (the seed-averaged per-topic difference; topic variance) and over seeds (Welch, the per-seed means; training variance). Reproduced when both lie on the claimed side of 0, not reproduced when both lie on the other side, inconclusive otherwise or with fewer than 3 seeds per arm.',
     '',
   );
   for (const f of d.findings) {
@@ -132,7 +132,7 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
   }
   L.push('## Paired differences (x100)', '');
   L.push(
-    "Per topic: each mix's value averaged over its seeds, then the difference; the interval is t over topics (the verdicts' evidence). Over seeds: Welch t interval of the difference of the per-seed means.",
+    "Per topic: each mix's value averaged over its seeds, then the difference, with a t interval over topics. Over seeds: Welch t interval of the difference of the per-seed means. The verdicts use both.",
     '',
   );
   L.push(

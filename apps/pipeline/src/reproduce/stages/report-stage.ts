@@ -29,7 +29,7 @@ export function reportStage(
     id: 'report',
     group: 'report',
     deps: stages.map((s) => s.id),
-    version: '1',
+    version: '2',
     config: { variant: config.variant, seeds: config.seeds, backbones: config.backbones },
     estimateSeconds: 5,
     async run(ctx) {
