@@ -94,9 +94,7 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
   for (const f of d.findings) {
     L.push(`- **${f.verdict.toUpperCase()}** — ${f.finding.statement}.`);
     for (const c of f.claims) {
-      const diff = c.comparison
-        ? `${c.comparison.perTopic.mean.toFixed(2)} ${fmtRange(c.comparison.perTopic)}`
-        : '-';
+      const diff = c.comparison ? c.comparison.perTopic.mean.toFixed(2) : '-';
       L.push(
         `  - ${c.backbone ?? 'second backbone'}: ${mixLabel(c.claim.a)} − ${mixLabel(c.claim.b)} ${c.claim.metric === 'pMrr' ? 'p-MRR' : 'Score'} ${c.claim.direction === 'up' ? '> 0' : '< 0'}: ours ${diff} → ${c.verdict} (${c.reason}); paper ${c.claim.paper.value === null ? 'n/a' : (c.claim.paper.value > 0 ? '+' : '') + c.claim.paper.value.toFixed(2)} (${c.claim.paper.note})`,
       );

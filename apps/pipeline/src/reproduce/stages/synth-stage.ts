@@ -22,7 +22,7 @@ export function synthStage(config: ReproduceConfig): StageSpec {
     deps: ['world'],
     version: '1',
     config: { ...config.synth, templateId: synthesis.templateId, model: 'offline-reverser' },
-    estimateSeconds: 2 + config.world.trainLemmas! / 800,
+    estimateSeconds: 2 + (config.world.trainLemmas ?? 8800) / 800,
     async run(ctx) {
       const world = ctx.depDir('world');
       const template = getTemplate(synthesis.templateId);
