@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Optional Python reference stack for golden/reference checks (never a runtime dependency):
 # creates <repo>/.venv-ref with torch (CPU), transformers, sentence-transformers, safetensors, onnx,
-# and the benchmark baselines torchmetrics and faiss-cpu. Tests that need it find it there and
+# the benchmark baselines torchmetrics and faiss-cpu, and accelerate + datasets for the
+# sentence-transformers training export (`dv train export`). Tests that need it find it there and
 # skip with a message when it is absent.
 # Idempotent (does nothing when the venv already imports everything) and fail-soft: it never
 # returns non-zero, it says what went wrong in one line.
 set -u
 cd "$(dirname "$0")/.."
 VENV=.venv-ref
-MODULES="torch transformers sentence_transformers safetensors onnx torchmetrics faiss numpy"
-PACKAGES="torch transformers sentence-transformers safetensors onnx torchmetrics faiss-cpu numpy"
+MODULES="torch transformers sentence_transformers safetensors onnx torchmetrics faiss numpy accelerate datasets"
+PACKAGES="torch transformers sentence-transformers safetensors onnx torchmetrics faiss-cpu numpy accelerate datasets"
 
 check() {
   "$VENV/bin/python" - "$MODULES" <<'PY' 2>/dev/null

@@ -1,11 +1,39 @@
 /**
  * A small command framework for the `dv` CLI: commands form a tree, each parses its own
  * options with node:util's parseArgs, prints `--help` from its own description, and reports
- * user errors as one line with a non-zero exit (1 for bad data, 2 for bad usage,
- * 3 for a stage that is not built yet).
+ * user errors as one line (redacted of configured secrets, never a stack trace) with the exit
+ * codes of `EXIT`. Typed option values: `numberOption` (the one number parser) and
+ * `enumOption`, with messages that name the flag, the expected kind and what was given.
  */
+import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { DataError } from '@dv/core';
+import { DataError, redactText } from '@dv/core';
+
+/** Exit codes of every `dv` command (documented in `dv --help`). */
+export const EXIT = Object.freeze({
+  /** Done. */
+  ok: 0,
+  /** Failed: bad data, I/O, a remote server. Nothing half-written is left behind. */
+  failed: 1,
+  /** Bad usage: unknown command or option, a bad option value. Nothing was run. */
+  usage: 2,
+  /** Partial: some items failed or are pending (the message says how many and how to retry). */
+  partial: 3,
+  /** Interrupted (SIGINT): outputs are consistent; rerun to resume. */
+  interrupted: 130,
+} as const);
+
+export const EXIT_CODES_HELP = `Exit codes: 0 ok; 1 failed (bad data, I/O, remote server); 2 usage (bad command, option or
+value; nothing was run); 3 partial (some items failed or are pending: the message says how many
+and how to retry; also a stage not built yet); 130 interrupted (Ctrl-C; rerun to resume).`;
+
+/** The version of the `dv` app (apps/pipeline/package.json). */
+export function dvVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>[string] & {
   description: string;
@@ -75,6 +103,8 @@ function helpText(cmd: Command, path: string[]): string {
     lines.push(`  ${fmt(n, o).padEnd(w)}  ${o.description}${def}`);
   }
   lines.push(`  ${'--help, -h'.padEnd(w)}  show this help`);
+  if (path.length === 0) lines.push(`  ${'--version'.padEnd(w)}  print the version`);
+  lines.push('', EXIT_CODES_HELP);
   return `${lines.join('\n')}\n`;
 }
 
@@ -93,7 +123,7 @@ export async function runCommand(
     const next = cmd.subcommands.find((c) => c.name === rest[0]);
     if (!next) {
       io.stderr.write(
-        `dv: unknown command '${[...path, rest[0]].join(' ')}'. Run 'dv ${path.join(' ')} --help'.\n`,
+        `dv: unknown command '${[...path, rest[0]].join(' ')}'. Run '${['dv', ...path].join(' ')} --help'.\n`,
       );
       return 2;
     }
@@ -101,24 +131,54 @@ export async function runCommand(
     path.push(next.name);
     rest = rest.slice(1);
   }
-  if (rest.includes('--help') || rest.includes('-h') || (!cmd.run && cmd.subcommands)) {
+  const where = `dv${path.length ? ` ${path.join(' ')}` : ''}`;
+  if (path.length === 0 && rest[0] === '--version') {
+    io.stdout.write(`dv ${dvVersion()}\n`);
+    return EXIT.ok;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(helpText(cmd, path));
-    return rest.includes('--help') || rest.includes('-h') ? 0 : 2;
+    return EXIT.ok;
+  }
+  if (!cmd.run && cmd.subcommands) {
+    if (rest.length > 0) {
+      const what = rest[0]!.startsWith('-') ? `unknown option '${rest[0]}'` : `unexpected '${rest[0]}'`;
+      io.stderr.write(`${where}: ${what}; give a command.\nRun '${where} --help' for usage.\n`);
+    } else {
+      io.stdout.write(helpText(cmd, path));
+      io.stderr.write(`${where}: give a command (see above).\n`);
+    }
+    return EXIT.usage;
   }
   try {
     const options = Object.fromEntries(
       Object.entries(cmd.options ?? {}).map(([k, { description: _d, valueName: _v, ...o }]) => [k, o]),
     ) as ParseArgsConfig['options'];
+    // `--limit -5` would be read as an option "-5": join a negative number to its string option,
+    // so the value reaches the typed parser and gets a message about the value
+    const stringOptions = new Set(
+      Object.entries(cmd.options ?? {})
+        .filter(([, o]) => o.type === 'string')
+        .map(([k]) => `--${k}`),
+    );
+    const args = rest.flatMap((a, i) =>
+      i > 0 && stringOptions.has(rest[i - 1]!) && /^-\d/.test(a)
+        ? []
+        : stringOptions.has(a) && /^-\d/.test(rest[i + 1] ?? '')
+          ? [`${a}=${rest[i + 1]}`]
+          : [a],
+    );
     let parsed: ReturnType<typeof parseArgs>;
     try {
       parsed = parseArgs({
-        args: rest,
+        args,
         options,
         allowPositionals: cmd.allowPositionals ?? false,
         strict: true,
       });
     } catch (err) {
-      throw new UsageError((err as Error).message);
+      // node's message goes on about '--' for positionals; its first sentence is the point
+      throw new UsageError((err as Error).message.replace(/\. To specify a positional.*$/s, '.'));
     }
     const code = await cmd.run!({
       values: parsed.values as CommandContext['values'],
@@ -129,21 +189,60 @@ export async function runCommand(
     return code ?? 0;
   } catch (err) {
     const e = err as Error;
+    const say = (line: string) => io.stderr.write(`${redactText(line)}\n`);
     if (e instanceof UsageError) {
-      io.stderr.write(`dv ${path.join(' ')}: ${e.message}\nRun 'dv ${path.join(' ')} --help' for usage.\n`);
-      return 2;
+      say(`${where}: ${e.message}\nRun '${where} --help' for usage.`);
+      return EXIT.usage;
     }
     if (e instanceof NotBuiltError) {
-      io.stderr.write(`dv: ${e.message}\n`);
-      return 3;
+      say(`dv: ${e.message}`);
+      return EXIT.partial;
     }
     if (e instanceof DataError) {
-      io.stderr.write(`error: ${e.message}\n`);
-      return 1;
+      say(`error: ${e.message}`);
+      return EXIT.failed;
     }
-    io.stderr.write(`error: ${e.stack ?? e.message}\n`);
-    return 1;
+    if (isSystemError(e)) {
+      say(`error: ${describeSystemError(e)}`);
+      return EXIT.failed;
+    }
+    // A bug, not a user error: one line by default, the stack trace with DV_DEBUG=1.
+    say(
+      process.env.DV_DEBUG
+        ? `internal error: ${e?.stack ?? String(e)}`
+        : `internal error: ${e?.message ?? String(e)} (set DV_DEBUG=1 for the stack trace)`,
+    );
+    return EXIT.failed;
   }
+}
+
+/** An error from the OS (`ENOENT`, `EACCES`, `ENOTDIR`...), raised by node:fs and friends. */
+function isSystemError(e: unknown): e is NodeJS.ErrnoException {
+  return (
+    e instanceof Error &&
+    typeof (e as NodeJS.ErrnoException).code === 'string' &&
+    /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code!)
+  );
+}
+
+const SYSTEM_ERROR_HINTS: Record<string, string> = {
+  ENOENT: 'no such file or folder',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'a path component is a file, not a folder',
+  EISDIR: 'is a folder, not a file',
+  EEXIST: 'already exists',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+  EINVAL: 'invalid argument (not a regular file system?)',
+  ECONNREFUSED: 'connection refused (is the server running?)',
+};
+
+/** "PATH: what went wrong (node's message)", without a stack trace. */
+function describeSystemError(e: NodeJS.ErrnoException): string {
+  const hint = SYSTEM_ERROR_HINTS[e.code ?? ''];
+  const path = e.path ?? (e as { dest?: string }).dest;
+  return `${path ? `${path}: ` : ''}${hint ?? e.code} (${e.syscall ? `${e.syscall}: ` : ''}${e.message})`;
 }
 
 /** Reads a required string option or throws a usage error naming it. */
@@ -151,4 +250,64 @@ export function requireString(ctx: CommandContext, name: string): string {
   const v = ctx.values[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
+}
+
+export interface NumberSpec {
+  /** Whole numbers only. */
+  integer?: boolean;
+  /** Inclusive lower bound. */
+  min?: number;
+  /** Inclusive upper bound. */
+  max?: number;
+  /** Exclusive lower bound 0 ("positive"). */
+  positive?: boolean;
+}
+
+/** "a positive integer", "a number between 0 and 1", ... for messages. */
+function describeNumber(spec: NumberSpec): string {
+  const kind = spec.integer ? 'integer' : 'number';
+  if (spec.positive && spec.max === undefined) return `a positive ${kind}`;
+  if (spec.min !== undefined && spec.max !== undefined)
+    return `${spec.integer ? 'an integer' : 'a number'} from ${spec.min} to ${spec.max}`;
+  if (spec.min === 0) return `a non-negative ${kind}`;
+  if (spec.min !== undefined) return `${spec.integer ? 'an integer' : 'a number'} >= ${spec.min}`;
+  if (spec.max !== undefined) return `${spec.integer ? 'an integer' : 'a number'} <= ${spec.max}`;
+  return spec.integer ? 'an integer' : 'a number';
+}
+
+/**
+ * The one number parser of the CLI: `raw` as given to `--flag`, checked against `spec`.
+ * Throws a UsageError such as "--limit must be a positive integer, got '2.5'".
+ */
+export function parseNumber(raw: string, flag: string, spec: NumberSpec = {}): number {
+  const n = raw.trim() === '' ? Number.NaN : Number(raw);
+  const ok =
+    Number.isFinite(n) &&
+    (!spec.integer || Number.isInteger(n)) &&
+    (!spec.positive || n > 0) &&
+    (spec.min === undefined || n >= spec.min) &&
+    (spec.max === undefined || n <= spec.max);
+  if (!ok) throw new UsageError(`--${flag} must be ${describeNumber(spec)}, got '${raw}'`);
+  return n;
+}
+
+/** A number option (undefined when not given), parsed by `parseNumber`. */
+export function numberOption(ctx: CommandContext, name: string, spec: NumberSpec = {}): number | undefined {
+  const v = ctx.values[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new UsageError(`--${name} needs a value`);
+  return parseNumber(v, name, spec);
+}
+
+/** A string option restricted to `choices` (undefined when not given). */
+export function enumOption<T extends string>(
+  ctx: CommandContext,
+  name: string,
+  choices: readonly T[],
+): T | undefined {
+  const v = ctx.values[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !(choices as readonly string[]).includes(v))
+    throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(v)}'`);
+  return v as T;
 }

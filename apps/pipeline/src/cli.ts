@@ -1,10 +1,18 @@
 #!/usr/bin/env node
 /** Entry point of `pnpm dv <command>` (and of the `dv` binary of the built app). */
-import { runCommand } from './cli-kit.js';
-import { rootCommand } from './commands/root.js';
+import { loadsTensorFlow, runWithFilteredStderr } from './tf-log-filter.js';
 
 // `pnpm dv` runs in the workspace root; resolve the user's relative paths from where they typed it.
 const viaPnpmScript = ['dv', 'reproduce'].includes(process.env.npm_lifecycle_event ?? '');
 if (viaPnpmScript && process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
 
-process.exitCode = await runCommand(rootCommand, process.argv.slice(2));
+const argv = process.argv.slice(2);
+if (loadsTensorFlow(argv) && !process.env.DV_STDERR_FILTERED && !process.env.DV_TF_LOGS) {
+  // TensorFlow's native load-time log lines can only be filtered from outside the process.
+  process.exitCode = await runWithFilteredStderr(argv);
+} else {
+  // Loaded after the check: the parent of a filtered child needs none of the commands.
+  const { runCommand } = await import('./cli-kit.js');
+  const { rootCommand } = await import('./commands/root.js');
+  process.exitCode = await runCommand(rootCommand, argv);
+}

@@ -15,7 +15,7 @@ import {
   type MiniWorldBuilt,
   wordingQuality,
 } from '@dv/data';
-import { Bm25Ranker, benchmarkProfiles, rankModes } from '@dv/eval';
+import { Bm25Ranker, benchmarkProfiles, rankModes, taskEntry } from '@dv/eval';
 import { type ComplementFigures, complementFigures } from '@dv/synth';
 
 export interface Bm25Figures {
@@ -33,7 +33,7 @@ const r1 = (x: number) => Math.round(x * 1000) / 10;
 export async function bm25Figures(set: InstructedSet): Promise<Bm25Figures> {
   const profile = benchmarkProfiles.followir;
   const runs = await rankModes(set, new Bm25Ranker(), { topK: profile.topK, modes: ['og', 'changed'] });
-  const scored = profile.score(set, runs);
+  const scored = profile.score(set, runs, { task: taskEntry('mini-followir') }); // the registry's Score measure
   const s = scored.scores;
   const sums: Record<string, { sum: number; n: number }> = {};
   for (const q of set.queries) {

@@ -3,6 +3,12 @@
  * formatter, validated JSONL and TREC I/O, hashing, seeded RNG, progress and run manifests.
  */
 
+export {
+  type CudaDeviceProbe,
+  type CudaProbeInputs,
+  decideCudaDevice,
+  detectCudaDevice,
+} from './cuda-device.js';
 export { DataError, describeZodIssues } from './errors.js';
 export {
   createFormatter,
@@ -30,6 +36,19 @@ export {
 } from './io/jsonl.js';
 export { JsonlAppender, type JsonlAppenderOptions } from './io/jsonl-appender.js';
 export { isGzipFile, type Line, readLines } from './io/lines.js';
+export {
+  OutputDirError,
+  type PreparedOutputDir,
+  type PrepareOutputDirOptions,
+  prepareOutputDir,
+  RUN_CLAIM_FILE,
+} from './io/prepare-output-dir.js';
+export {
+  type ResolveInsideOptions,
+  resolveInside,
+  UnsafePathError,
+  unsafePathReason,
+} from './io/resolve-inside.js';
 export {
   compareBytesDesc,
   rankTopic,
@@ -66,6 +85,7 @@ export { createRng, type Rng } from './rng.js';
 export { type RecordSchemaEntry, type RecordSchemaName, recordSchemas } from './schema-registry.js';
 export * from './schemas/benchmark.js';
 export * from './schemas/doc-attributes.js';
+export * from './schemas/embedding-shard.js';
 export * from './schemas/evaluation-result.js';
 export * from './schemas/formatter-settings.js';
 export * from './schemas/instructed-set.js';

@@ -44,7 +44,8 @@ function formatRate(rate: number, unit: string): string {
 }
 
 export function defaultProgressMode(stream: { isTTY?: boolean } = process.stderr): ProgressMode {
-  if (process.env.DV_PROGRESS === 'silent') return 'silent';
+  const forced = process.env.DV_PROGRESS;
+  if (forced === 'silent' || forced === 'lines' || forced === 'bar') return forced;
   if (process.env.CI || !stream.isTTY) return 'lines';
   return 'bar';
 }

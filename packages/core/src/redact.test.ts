@@ -25,27 +25,33 @@ describe('secret redaction', () => {
       hf_token: REDACTED,
     });
   });
-  it('redacts environment secret values anywhere in text, and credential shapes', () => {
+  it('redacts configured secret values anywhere in text, and nothing by word shape', () => {
     expect(redactText('url?k=super-secret-value-123&x', secrets)).toBe(`url?k=${REDACTED}&x`);
-    expect(redactText('key sk-abcdefghijklmnopqrstuv end', [])).toBe(`key ${REDACTED} end`);
-    expect(redactText('Authorization: Bearer abcdefgh12345', [])).toBe(`Authorization: ${REDACTED}`);
     expect(redactText('plain text about bass', secrets)).toBe('plain text about bass');
+    // issue 12 item 2: shapes are data, not secrets.
+    expect(redactText('Bearer instruments are securities payable to the holder', secrets)).toBe(
+      'Bearer instruments are securities payable to the holder',
+    );
+    expect(redactText('the sk-abcdefghijklmnopqrstuv kayak', secrets)).toBe(
+      'the sk-abcdefghijklmnopqrstuv kayak',
+    );
   });
-  it('nothing the core writers write contains the API key from the environment', async () => {
+  it('data files are written byte for byte; manifests are redacted of the configured key (issue 12 item 2)', async () => {
     const key = 'sk-test-SHOULD-NEVER-BE-WRITTEN-0001';
     process.env.OPENAI_API_KEY = key;
     try {
       const dir = tmpDir();
-      await writeJsonl(join(dir, 'a.jsonl'), [{ note: `called with ${key}` }]);
+      const passage = { docid: 'd1', text: 'Bearer instruments are securities; hf_abcdefghijklmnopqrstuvwx' };
+      await writeJsonl(join(dir, 'a.jsonl'), [passage]);
       const ap = new JsonlAppender(join(dir, 'b.jsonl'));
-      ap.append({ err: `401 for key ${key}` });
+      ap.append(passage);
       ap.close();
-      await writeManifest(dir, { kind: 'test', config: { synthesis: { apiKey: key, note: key } } });
-      for (const f of ['a.jsonl', 'b.jsonl', 'manifest.json']) {
-        const text = readFileSync(join(dir, f), 'utf8');
-        expect(text).not.toContain(key);
-        expect(text).toContain(REDACTED);
-      }
+      for (const f of ['a.jsonl', 'b.jsonl'])
+        expect(readFileSync(join(dir, f), 'utf8')).toBe(`${JSON.stringify(passage)}\n`);
+      await writeManifest(dir, { kind: 'test', config: { synthesis: { apiKey: key, note: `x ${key} y` } } });
+      const text = readFileSync(join(dir, 'manifest.json'), 'utf8');
+      expect(text).not.toContain(key);
+      expect(text).toContain(`x ${REDACTED} y`);
     } finally {
       delete process.env.OPENAI_API_KEY;
     }

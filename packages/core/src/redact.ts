@@ -1,10 +1,14 @@
 /**
- * Secret redaction for anything the platform writes (manifests, records, logs, reports).
+ * Secret redaction for what the platform writes *about* a run: manifests' config, error
+ * messages, logs, recorded request metadata. Never for data files (corpora, runs, qrels,
+ * trainer exports, LLM answers): those are written byte for byte, so a passage "Bearer
+ * instruments are securities ..." stays as it is (issue 12 item 2).
  *
- * Three nets: (1) object members whose key names a secret (`apiKey`, `authorization`,
- * `password`, `*_token`...), (2) the literal values of environment variables whose names say
- * KEY / TOKEN / SECRET / PASSWORD, (3) well-known credential shapes (`sk-...`, `hf_...`,
- * `Bearer ...`). Config fields that hold the *name* of a variable (`apiKeyEnv`) are kept.
+ * Two nets, both about configured secrets rather than word shapes: (1) object members whose key
+ * names a secret (`apiKey`, `authorization`, `password`, `*_token`...), (2) the literal values
+ * of the configured keys: environment variables whose names say KEY / TOKEN / SECRET /
+ * PASSWORD, plus any extra values the caller passes (a key read from an unusual variable).
+ * Config fields that hold the *name* of a variable (`apiKeyEnv`) are kept.
  */
 
 export const REDACTED = '[REDACTED]';
@@ -12,11 +16,6 @@ export const REDACTED = '[REDACTED]';
 const SECRET_KEY =
   /^(api[-_]?key|x-api-key|secret|client[-_]?secret|password|passwd|authorization|token|access[-_]?token|auth[-_]?token|hf[-_]?token|bearer)$|[-_](api[-_]?key|secret|password|token)$/i;
 const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD)/i;
-const SECRET_SHAPES: RegExp[] = [
-  /\bsk-[A-Za-z0-9_-]{16,}/g,
-  /\bhf_[A-Za-z0-9]{20,}/g,
-  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/g,
-];
 
 /** Values of secret-looking environment variables (8+ characters, to avoid redacting "1"). */
 export function secretValuesFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -28,10 +27,10 @@ export function secretValuesFromEnv(env: NodeJS.ProcessEnv = process.env): strin
   return out.sort((a, b) => b.length - a.length);
 }
 
+/** `text` with every configured secret value replaced by `[REDACTED]`. */
 export function redactText(text: string, secrets: ReadonlyArray<string> = secretValuesFromEnv()): string {
   let out = text;
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
-  for (const re of SECRET_SHAPES) out = out.replace(re, REDACTED);
   return out;
 }
 

@@ -2,7 +2,8 @@
  * @dv/eval: trec_eval-exact metrics, p-MRR and InfoSearch's instruction metrics, exact search
  * and reranking, encoders (BM25, OpenAI-compatible embeddings, ONNX, tfjs), benchmark runners.
  *
- * Groups: metrics (pure functions) | search | encoders | runners.
+ * Groups: metrics (pure functions) | search | encoders | runners | tasks (the task registry) |
+ * shards (corpus encoding in shards: .npy embeddings + ids + manifest, merged for search).
  */
 
 // encoders
@@ -14,18 +15,22 @@ export {
   OnnxEncoder,
   type OnnxEncoderOptions,
   type OnnxPooling,
+  onnxModelName,
 } from './encoders/onnx-encoder.js';
 export { OpenAiEmbeddingsEncoder, type OpenAiEmbeddingsOptions } from './encoders/openai-embeddings.js';
+export {
+  detectOrtProviders,
+  type OrtProvider,
+  type OrtProviderChoice,
+  type OrtProviderInputs,
+  ortCudaLibrary,
+  selectOrtProviders,
+} from './encoders/ort-execution-providers.js';
 export { TfjsEncoder, type TfjsEncoderOptions, type TfjsPooling } from './encoders/tfjs-encoder.js';
 // metrics
 export { averagePrecision } from './metrics/average-precision.js';
 export { type EvaluateRunOptions, evaluateRun, type RunEvaluation } from './metrics/evaluate-run.js';
-export {
-  type FollowIrDatasetName,
-  followIrScoreMeasure,
-  followIrScoreMeasures,
-  plainMean,
-} from './metrics/followir-score.js';
+export { plainMean } from './metrics/followir-score.js';
 export {
   type InfoSearchInput,
   type InfoSearchOptions,
@@ -49,6 +54,7 @@ export {
 export { precisionAt, recallAt } from './metrics/precision-recall.js';
 export { type RankOptions, rankIn, rankMap, type TieBreak } from './metrics/rank-of.js';
 export { reciprocalRank } from './metrics/reciprocal-rank.js';
+export { formatTrecFloat, trecEvalText } from './metrics/trec-eval-text.js';
 export {
   type MeasureFamily,
   type MeasureFamilyName,
@@ -63,6 +69,7 @@ export {
   type BenchmarkProfileName,
   benchmarkProfiles,
   type ProfileScores,
+  type ScoreContext,
   type ScoreOptions,
 } from './runners/benchmark-profiles.js';
 export {
@@ -91,3 +98,37 @@ export {
 } from './search/exact-top-k.js';
 export { exactTopKOrt } from './search/exact-top-k-ort.js';
 export { DenseRanker, type DenseRankerOptions, type Ranker, type TextItem } from './search/ranker.js';
+// shards
+export {
+  type EncodeCorpusShardOptions,
+  type EncodeCorpusShardResult,
+  encodeCorpusShard,
+  encoderIdentity,
+  shardFiles,
+} from './shards/encode-corpus-shard.js';
+export { npyBytes, npyHeader, parseNpyFloat32 } from './shards/npy.js';
+export { PrecomputedDocumentsEncoder } from './shards/precomputed-documents-encoder.js';
+export { type EmbeddingStore, readEmbeddingShards } from './shards/read-embedding-shards.js';
+export { parseShardSpec, type ShardSpec, shardRange, shardStem } from './shards/shard-range.js';
+// tasks
+export {
+  type LoadBenchmarkContext,
+  loadBenchmarkSets,
+  NeedsDataError,
+} from './tasks/load-benchmark-sets.js';
+export {
+  BENCHMARKS,
+  type BenchmarkEntry,
+  type BenchmarkName,
+  benchmarkEntry,
+  benchmarkNames,
+  findTask,
+  TASKS,
+  type TaskLayout,
+  type TaskMetadata,
+  type TaskName,
+  taskDatasets,
+  taskEntry,
+  taskForSet,
+  UnknownTaskError,
+} from './tasks/task-registry.js';

@@ -38,7 +38,13 @@ export interface RunInfo {
   judge: string | null;
   shard: { index: number; count: number } | null;
   cachedThisRun?: number;
+  /** Of those, records that are failures reused from an earlier run (see --retry-failed). */
+  cachedFailedThisRun?: number;
+  /** Cached records whose verdict was redone because the judge settings changed. */
+  reverifiedThisRun?: number;
   stoppedBy: string | null;
+  /** The message of the error that stopped the run (e.g. the unreachable endpoint). */
+  stopDetail?: string;
   elapsedSeconds?: number;
   wallSeconds?: number;
   usage: {

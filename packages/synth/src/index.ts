@@ -33,6 +33,16 @@ export {
   createBatchResultsBackend,
   exportBatch,
 } from './batch-files.js';
+export {
+  BATCH_DIR,
+  type BatchJobEvent,
+  type BatchJobOptions,
+  type BatchJobResult,
+  BatchJobState,
+  type BatchPartState,
+  type BatchRoundState,
+  runBatchJob,
+} from './batch-job.js';
 export { complementExample, originalExample, pairIdFor } from './dual-view.js';
 export { finalizeRun, OUTPUT_FILES, type RunExample, type RunInfo, type RunSummary } from './finalize-run.js';
 export {
@@ -42,6 +52,11 @@ export {
   type GuardrailResult,
   jaccard,
 } from './guardrails.js';
+export {
+  type LoopbackBatchServer,
+  type LoopbackBatchServerOptions,
+  startLoopbackBatchServer,
+} from './loopback-batch-server.js';
 export {
   type LoopbackChatServer,
   type LoopbackChatServerOptions,
@@ -58,6 +73,7 @@ export {
   type SynthesisRunOptions,
   TaskPending,
 } from './run-synthesis.js';
+export { type BatchFileLimits, OPENAI_BATCH_LIMITS, splitBatchLines } from './split-batch-requests.js';
 export { inShard, prepareTask, type TaskSettings } from './synthesis-task.js';
 export {
   getTemplate,

@@ -138,12 +138,14 @@ describe('matched-budget mixes', () => {
   });
   it('refuses budgets the data cannot fill, with the numbers', () => {
     expect(() => buildMixes({ ...world(5, 50, 50), budget: 20 })).toThrow(
-      /Ins-DV needs N\/2 = 10 accepted pairs; the synthesis has 5/,
+      /the matched mixes need N\/2 = 10 accepted pairs \(Ins-DV, .*\); the synthesis has 5: lower the budget to at most 10/,
     );
     expect(() => buildMixes({ ...world(30, 0, 5), budget: 20 })).toThrow(
       /All-\* need N - K = 10 general examples; there are 5/,
     );
     expect(() => buildMixes({ ...world(30, 0, 5), budget: 7 })).toThrow(DataError);
+    // issue 12 item 7: a K the user never set is named as the default it is
+    expect(() => buildMixes({ ...world(30, 0, 30), budget: 10 })).toThrow(/default K = N\/2 = 5 .* is odd/);
   });
 });
 

@@ -70,7 +70,11 @@ export function buildMixes(input: MixInput): Partial<Record<DataMix, MixExample[
   if (!Number.isInteger(n) || n <= 0 || n % 2 !== 0)
     throw new DataError(`budget N must be a positive even number (got ${n})`);
   if (!Number.isInteger(k) || k < 0 || k > n || k % 2 !== 0)
-    throw new DataError(`instruction examples K must be an even number in [0, N] (got K=${k}, N=${n})`);
+    throw new DataError(
+      input.instructionExamples === undefined
+        ? `budget N = ${n} gives the default K = N/2 = ${k} instruction examples, which is odd (All-DV needs pairs): use a budget divisible by 4 or set K (--instruction-examples) to an even number`
+        : `instruction examples K must be an even number in [0, N] (got K=${k}, N=${n})`,
+    );
   const rng = createRng(input.seed ?? 13);
   const compByOriginal = new Map(input.complements.map((c) => [c.originalId, c]));
   const paired = shuffled(
@@ -78,7 +82,9 @@ export function buildMixes(input: MixInput): Partial<Record<DataMix, MixExample[
     rng,
   );
   if (paired.length < n / 2)
-    throw new DataError(`Ins-DV needs N/2 = ${n / 2} accepted pairs; the synthesis has ${paired.length}`);
+    throw new DataError(
+      `the matched mixes need N/2 = ${n / 2} accepted pairs (Ins-DV, and the originals every mix shares with it); the synthesis has ${paired.length}: lower the budget to at most ${2 * paired.length}`,
+    );
   if (input.originals.length < n)
     throw new DataError(`Ins-orig needs N = ${n} original examples; there are ${input.originals.length}`);
   const which = input.mixes ?? allMixes;

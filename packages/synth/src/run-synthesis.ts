@@ -5,7 +5,9 @@
  * cache; with `retryFailed`, `failed` records are redone) -> backend -> parse (an unparsable
  * answer from a stochastic backend is asked again, up to `parseRetries`) -> guardrails ->
  * verification (when a judge is given) -> one `SynthesisRecord` appended to `log.jsonl`
- * (append-only, one write per record, secrets redacted). A `kill -9` loses at most the records
+ * (append-only, one write per record). A record holds what a remote server sent, which may echo
+ * the key: its strings are redacted of the configured key *values* (never by word shape, so
+ * answers are otherwise kept byte for byte). A `kill -9` loses at most the records
  * in flight; the rerun redoes exactly those, so the outputs hold no duplicate and no lost seed.
  *
  * The cost cap and an endpoint that refuses the key (401/403) stop dispatching cleanly: nothing
@@ -84,6 +86,21 @@ export const LOG_FILE = 'log.jsonl';
 /** Transport failures that stop the run instead of failing one seed: the endpoint refuses the key. */
 const AUTH_REASONS = new Set(['http-401', 'http-403']);
 
+/**
+ * Whether a journal record's verdict was made under the current judge settings. Answers are
+ * cached by content key (judge settings do not change what the model writes); the verdict is
+ * cached only for the same judge name and threshold, else redone from the cached answer
+ * (issue 12 item 4: another --judge or --judge-threshold silently reused old verdicts).
+ */
+function verdictIsCurrent(r: SynthesisRecord, judge: Judge | undefined): boolean {
+  const judged = r.status === 'accepted' || (r.status === 'rejected' && r.reason === 'verification');
+  const judgeFailed = r.status === 'failed' && (r.reason ?? '').startsWith('judge:');
+  if (!judged && !judgeFailed) return true; // guardrails, none, backend failures: no verdict involved
+  if (!judge) return r.verification === undefined && !judgeFailed;
+  if (judgeFailed) return true; // same policy as other failures: --retry-failed redoes it
+  return r.verification?.judge === judge.name && r.verification.threshold === judge.threshold;
+}
+
 /** Reads a run's journal: the last record per key wins (a retried failure supersedes). */
 export async function readJournal(path: string): Promise<Map<string, SynthesisRecord>> {
   const out = new Map<string, SynthesisRecord>();
@@ -104,11 +121,14 @@ function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 async function scanSeeds(path: string, shard?: Shard, limit?: number): Promise<string[]> {
   if (!existsSync(path)) throw new DataError('seed file not found', path);
   const ids: string[] = [];
+  let any = false;
   for await (const s of readJsonl(path, SeedExample, { uniqueBy: (r) => r.id })) {
+    any = true;
     if (!inShard(s.id, shard)) continue;
     if (limit !== undefined && ids.length >= limit) break;
     ids.push(s.id);
   }
+  if (!any) throw new DataError('the seed file holds no seeds', path);
   return ids;
 }
 
@@ -123,14 +143,26 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
   );
   const concurrency = Math.max(1, o.concurrency ?? 1);
   const parseRetries = o.parseRetries ?? 2;
-  const counts = { accepted: 0, none: 0, rejected: 0, failed: 0, cached: 0, pending: 0 };
+  const counts = {
+    accepted: 0,
+    none: 0,
+    rejected: 0,
+    failed: 0,
+    cached: 0,
+    cachedFailed: 0,
+    reverified: 0,
+    pending: 0,
+  };
   let stoppedBy: string | null = null;
+  let stopDetail: string | undefined;
   // The cost cap, or an auth error (every other request would be refused too): stop the run and
   // record nothing for this task, so a rerun continues it. True when the run stops.
   const stopsRun = (err: unknown): boolean => {
     if (err instanceof CostCapReached) stoppedBy = 'cost-cap';
     else if (err instanceof BackendError && AUTH_REASONS.has(err.reason)) stoppedBy = `auth:${err.reason}`;
+    else if (err instanceof BackendError && err.reason === 'unreachable') stoppedBy = 'unreachable';
     else return false;
+    stopDetail ??= (err as Error).message;
     return true;
   };
 
@@ -189,7 +221,9 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
       }
     } catch (err) {
       if (stopsRun(err)) return;
-      if (err instanceof TaskPending) {
+      // pending: a batch answer not there yet, or a request that never reached a server (the
+      // seed was not processed, so nothing is recorded and a rerun picks it up)
+      if (err instanceof TaskPending || (err instanceof BackendError && err.reason === 'connection')) {
         counts.pending++;
         return;
       }
@@ -234,8 +268,17 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
       write({ ...common, status: 'rejected', newInstruction: parsed.text, reason: `guardrail:${g.reason}` });
       return;
     }
+    await verify(task, common, parsed.text);
+  }
+
+  /** The verdict step: judge `newInstruction` (or accept it when no judge is set) and record. */
+  async function verify(
+    task: SynthesisTask,
+    common: Omit<SynthesisRecord, 'createdAt' | 'status' | 'newInstruction' | 'reason' | 'verification'>,
+    newInstruction: string,
+  ) {
     if (!o.judge) {
-      write({ ...common, status: 'accepted', newInstruction: parsed.text, reason: null });
+      write({ ...common, status: 'accepted', newInstruction, reason: null });
       return;
     }
     try {
@@ -243,7 +286,7 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
         {
           seedId: task.seedId,
           query: task.query,
-          newInstruction: parsed.text,
+          newInstruction,
           positive: task.positive,
           target: task.target,
           otherNegatives: task.otherNegatives,
@@ -253,19 +296,14 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
       write({
         ...common,
         status: v.passed ? 'accepted' : 'rejected',
-        newInstruction: parsed.text,
+        newInstruction,
         reason: v.passed ? null : 'verification',
         verification: v,
       });
     } catch (err) {
       if (stopsRun(err)) return;
       const be = err instanceof BackendError ? err : undefined;
-      write({
-        ...common,
-        status: 'failed',
-        newInstruction: parsed.text,
-        reason: `judge:${be?.reason ?? 'error'}`,
-      });
+      write({ ...common, status: 'failed', newInstruction, reason: `judge:${be?.reason ?? 'error'}` });
     }
   }
 
@@ -276,8 +314,18 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
       if (!ids.has(seed.id)) continue;
       const prepared = prepareTask(seed, o);
       const prev = journal.get(prepared.ok ? prepared.task.key : prepared.key);
+      if (prev && prepared.ok && !verdictIsCurrent(prev, o.judge) && prev.newInstruction) {
+        // the answer is cached, the verdict is not: judge it again under the current settings
+        counts.reverified++;
+        const { createdAt: _c, status: _s, newInstruction, reason: _r, verification: _v, ...common } = prev;
+        const p = verify(prepared.task, common, newInstruction).finally(() => running.delete(p));
+        running.add(p);
+        if (running.size >= concurrency) await Promise.race(running);
+        continue;
+      }
       if (prev && !(o.retryFailed && prev.status === 'failed')) {
         counts.cached++;
+        if (prev.status === 'failed') counts.cachedFailed++;
         progress.tick(1, note());
         continue;
       }
@@ -327,7 +375,10 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
       judge: o.judge?.name ?? null,
       shard: o.shard ?? null,
       cachedThisRun: counts.cached,
+      cachedFailedThisRun: counts.cachedFailed,
+      reverifiedThisRun: counts.reverified,
       stoppedBy,
+      ...(stopDetail ? { stopDetail } : {}),
       elapsedSeconds: elapsed,
       wallSeconds: (performance.now() - started) / 1000,
       usage: o.ledger?.snapshot() ?? null,

@@ -28,10 +28,21 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { planNativeTensorFlow, probeCudaDevice, TF_VERSION } from './native-tf-plan.mjs';
 
-const TF_VERSION = '2.21.0';
-const WHEEL = `tensorflow-cpu==${TF_VERSION}`;
 const trainDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+// CPU (tfjs-node + tensorflow-cpu, tested) or CUDA (tfjs-node-gpu + tensorflow, untested here).
+const PLAN = planNativeTensorFlow({
+  env: process.env,
+  device: probeCudaDevice(process.env),
+  platform: process.platform,
+  arch: process.arch,
+  installed: {
+    cpu: existsSync(join(trainDir, 'node_modules', '@tensorflow', 'tfjs-node')),
+    gpu: existsSync(join(trainDir, 'node_modules', '@tensorflow', 'tfjs-node-gpu')),
+  },
+});
+const WHEEL = PLAN.wheel;
 const started = Date.now();
 const log = (msg) => console.log(`dv native TensorFlow: ${msg}`);
 const secs = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
@@ -41,7 +52,7 @@ class SetupSkipped extends Error {}
 function cacheDir() {
   const base =
     process.env.DV_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'dv');
-  return join(base, `tensorflow-${TF_VERSION}`);
+  return join(base, PLAN.cacheName);
 }
 
 /** The N-API version node-pre-gyp builds for: the highest the package lists that Node supports. */
@@ -159,10 +170,55 @@ function buildBinding(pkgDir) {
   });
 }
 
+/** Untested here: pip-downloads the CUDA 12 runtime wheels and gathers their lib/ files in `cache`/cuda-lib. */
+function extractCudaRuntime(cache) {
+  const python = ['python3', 'python'].find((p) => spawnSync(p, ['-m', 'pip', '--version']).status === 0);
+  if (!python) throw new SetupSkipped('no python3 with pip to fetch the CUDA runtime wheels');
+  const work = mkdtempSync(join(tmpdir(), 'dv-cuda-'));
+  try {
+    log(`fetching the CUDA 12 runtime wheels with pip (first run only; several GB)...`);
+    run(python, [
+      '-m',
+      'pip',
+      'download',
+      '--no-deps',
+      '--only-binary=:all:',
+      '-q',
+      '-d',
+      work,
+      ...PLAN.cudaWheels,
+    ]);
+    const staging = `${join(cache, 'cuda-lib')}.tmp-${process.pid}`;
+    const extract = `
+import sys, zipfile, os, shutil, glob
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+for whl in glob.glob(os.path.join(sys.argv[2], '*.whl')):
+    with zipfile.ZipFile(whl) as z:
+        for n in z.namelist():
+            if n.startswith('nvidia/') and '/lib/' in n and not n.endswith('/'):
+                with z.open(n) as src, open(os.path.join(out, os.path.basename(n)), 'wb') as dst: shutil.copyfileobj(src, dst, 1 << 20)
+`;
+    run(python, ['-c', extract, staging, work]);
+    renameSync(staging, join(cache, 'cuda-lib'));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 /** Loads the package in a child process and returns TF's version, or throws why not. */
 function probe(pkgDir) {
   const code = `const tf=require(${JSON.stringify(pkgDir)});process.stdout.write(tf.getBackend()+' '+tf.backend().binding.TF_Version)`;
-  const out = run(process.execPath, ['-e', code]).trim().split('\n').pop();
+  const cudaLib = join(cacheDir(), 'cuda-lib');
+  const env =
+    PLAN.variant === 'gpu'
+      ? {
+          ...process.env,
+          ...PLAN.env,
+          LD_LIBRARY_PATH: [cudaLib, process.env.LD_LIBRARY_PATH].filter(Boolean).join(delimiter),
+        }
+      : process.env;
+  const out = run(process.execPath, ['-e', code], { env }).trim().split('\n').pop();
   const [backend, version] = out.split(' ');
   if (backend !== 'tensorflow') throw new SetupSkipped(`tfjs-node loaded backend '${backend}'`);
   return version;
@@ -172,9 +228,9 @@ function setup() {
   if (process.env.DV_TF_SETUP === 'skip') throw new SetupSkipped('DV_TF_SETUP=skip');
   if (process.platform !== 'linux' || process.arch !== 'x64')
     throw new SetupSkipped(`automatic set-up covers linux-x64 only, not ${process.platform}-${process.arch}`);
-  const link = join(trainDir, 'node_modules', '@tensorflow', 'tfjs-node');
-  if (!existsSync(link))
-    throw new SetupSkipped('@tensorflow/tfjs-node (optional dependency) is not installed');
+  log(PLAN.message);
+  const link = join(trainDir, 'node_modules', PLAN.package);
+  if (!existsSync(link)) throw new SetupSkipped(`${PLAN.package} (optional dependency) is not installed`);
   const pkgDir = realpathSync(link);
   const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
   const napi = napiVersion(pkg);
@@ -192,6 +248,7 @@ function setup() {
     return cache;
   }
   if (!existsSync(join(cache, 'lib', 'libtensorflow_cc.so.2'))) extractTensorFlow(cache);
+  if (PLAN.cudaWheels.length > 0 && !existsSync(join(cache, 'cuda-lib'))) extractCudaRuntime(cache);
 
   // Step 4 of the recipe: deps/include -> cache, each library linked into deps/lib.
   const deps = join(pkgDir, 'deps');
@@ -214,6 +271,10 @@ function setup() {
   }
   const version = probe(pkgDir);
   writeFileSync(stampFile, key);
+  if (PLAN.variant === 'gpu')
+    log(
+      `GPU runs need: export LD_LIBRARY_PATH=${join(cache, 'cuda-lib')}:$LD_LIBRARY_PATH (CUDA 12 runtime)`,
+    );
   log(`ready: backend 'tensorflow', TensorFlow ${version} (libraries in ${cache}; ${secs()})`);
   return cache;
 }
@@ -297,7 +358,9 @@ try {
     `not available (${why}); @dv/train will fall back to wasm/cpu (slower). Retry: node packages/train/scripts/setup-native-tf.mjs`,
   );
 }
-if (cache) {
+if (cache && !PLAN.fusedKernels)
+  log('fused kernels skipped: they are CPU kernels and this is the CUDA build');
+else if (cache) {
   try {
     log(`fused kernels ${buildFusedOps(cache)} (packages/train/native/build; ${secs()})`);
   } catch (err) {

@@ -42,6 +42,20 @@ export {
   TransformerEncoder,
   toForwardInputs,
 } from './encoders/transformer-encoder.js';
+export {
+  type EngineExportOptions,
+  type EngineExportResult,
+  exportForEngine,
+  ST_SCRIPT,
+  type TrainingEngine,
+  trainingEngines,
+} from './engines/export-for-engine.js';
+export {
+  expectedEngineValue,
+  type SentenceTransformersSettings,
+  sentenceTransformersSettings,
+  TRAINER_FIELD_MAP,
+} from './engines/sentence-transformers-settings.js';
 export * from './export/index.js';
 export { fusedOpsStatus } from './internal/fused-ops.js';
 export {

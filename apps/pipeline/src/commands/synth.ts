@@ -6,7 +6,8 @@
  *   dv synth merge --seeds FILE --out DIR SHARD_DIR...
  *   dv synth mix --from DIR --out DIR --budget N [--general FILE] [--formats ...]
  */
-import { DataError, type DataMix, presets, SynthesisConfig } from '@dv/core';
+import { resolve } from 'node:path';
+import { type DataMix, prepareOutputDir, presets, SynthesisConfig } from '@dv/core';
 import {
   createBatchResultsBackend,
   createLexicalJudge,
@@ -25,23 +26,61 @@ import {
   UsageLedger,
   writeMixes,
 } from '@dv/synth';
-import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
+import {
+  type Command,
+  type CommandContext,
+  EXIT,
+  enumOption,
+  type NumberSpec,
+  numberOption,
+  requireString,
+  UsageError,
+} from '../cli-kit.js';
+import { batchCommand } from './synth-batch.js';
 
 /** Exit code of a run the cost cap stopped: outputs are consistent but seeds remain pending. */
-export const EXIT_INCOMPLETE = 4;
+export const EXIT_INCOMPLETE = EXIT.partial;
+
+/** Config fields as the user knows them (flags), for validation messages. */
+const FLAG_OF: Record<string, string> = {
+  model: '--model',
+  baseURLs: '--base-url',
+  apiKeyEnv: '--api-key-env',
+  temperature: '--temperature',
+  maxTokens: '--max-tokens',
+  concurrency: '--concurrency',
+  requestTimeoutMs: '--timeout-ms',
+  maxRetries: '--max-retries',
+  templateId: '--template',
+  costCapUsd: '--cost-cap',
+  pricing: '--price-in / --price-out',
+  judge: '--judge',
+};
 
 const str = (ctx: CommandContext, name: string): string | undefined => {
   const v = ctx.values[name];
   return typeof v === 'string' && v !== '' ? v : undefined;
 };
-const num = (ctx: CommandContext, name: string, integer = false): number | undefined => {
-  const v = str(ctx, name);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)))
-    throw new UsageError(`--${name} must be a number, got '${v}'`);
-  return n;
+const POSITIVE_INT: NumberSpec = { integer: true, positive: true };
+/** Every numeric option of `dv synth` and `dv synth mix`, with its allowed range. */
+const NUMBER_SPECS: Record<string, NumberSpec> = {
+  temperature: { min: 0, max: 2 },
+  'max-tokens': POSITIVE_INT,
+  concurrency: POSITIVE_INT,
+  'timeout-ms': POSITIVE_INT,
+  'max-retries': { integer: true, min: 0 },
+  'judge-threshold': {},
+  'cost-cap': { positive: true },
+  'price-in': { min: 0 },
+  'price-out': { min: 0 },
+  limit: POSITIVE_INT,
+  budget: POSITIVE_INT,
+  'instruction-examples': { integer: true, min: 0 },
+  seed: { integer: true, min: 0 },
+  'max-negatives': POSITIVE_INT,
 };
+const num = (ctx: CommandContext, name: string): number | undefined =>
+  numberOption(ctx, name, NUMBER_SPECS[name] ?? {});
 const list = (ctx: CommandContext, name: string): string[] => {
   const v = ctx.values[name];
   return (Array.isArray(v) ? v : typeof v === 'string' ? [v] : [])
@@ -217,9 +256,10 @@ sentence-transformers and FlagEmbedding files.`,
       description: 'cap on negatives in sentence-transformers rows',
       valueName: 'N',
     },
+    force: { type: 'boolean', description: "replace another mix build's outputs in --out" },
   },
   async run(ctx) {
-    const budget = num(ctx, 'budget', true);
+    const budget = num(ctx, 'budget');
     if (budget === undefined) throw new UsageError('--budget is required');
     const formats = list(ctx, 'formats');
     for (const f of formats)
@@ -228,19 +268,32 @@ sentence-transformers and FlagEmbedding files.`,
     const mixes = list(ctx, 'mixes');
     for (const m of mixes)
       if (!['ins-orig', 'ins-dv', 'all-orig', 'all-dv'].includes(m))
-        throw new UsageError(`unknown mix '${m}'`);
+        throw new UsageError(`unknown mix '${m}'; one of ins-orig, ins-dv, all-orig, all-dv`);
     const generalPath = str(ctx, 'general');
-    const k = num(ctx, 'instruction-examples', true);
-    const maxNegatives = num(ctx, 'max-negatives', true);
+    const k = num(ctx, 'instruction-examples');
+    const maxNegatives = num(ctx, 'max-negatives');
     const outDir = requireString(ctx, 'out');
+    const synthDir = requireString(ctx, 'from');
+    const seed = num(ctx, 'seed') ?? 13;
+    // a folder holds one mix build: other settings need another --out or --force (which
+    // removes the old mixes, so mixes.json and the manifest list exactly what is there)
+    const claimed = await prepareOutputDir(outDir, {
+      kind: 'synth-mix',
+      identity: { synthDir: resolve(synthDir), budget, k, generalPath, mixes, seed, formats, maxNegatives },
+      force: ctx.values.force === true,
+    });
+    if (claimed.removed.length)
+      ctx.stderr.write(
+        `note: --force removed ${claimed.removed.length} files of the previous mixes in ${outDir}\n`,
+      );
     const res = await writeMixes({
-      synthDir: requireString(ctx, 'from'),
+      synthDir,
       outDir,
       budget,
       ...(generalPath ? { generalPath } : {}),
       ...(k !== undefined ? { instructionExamples: k } : {}),
       ...(maxNegatives !== undefined ? { maxNegatives } : {}),
-      seed: num(ctx, 'seed', true) ?? 13,
+      seed,
       formats: formats as TrainerFormat[],
       ...(mixes.length ? { mixes: mixes as DataMix[] } : {}),
       // the exported query/document strings use the one formatter, recorded in the manifest
@@ -256,6 +309,33 @@ sentence-transformers and FlagEmbedding files.`,
   },
 };
 
+/**
+ * 0 when no seed failed; 1 when every recorded seed failed (nothing usable was produced);
+ * 3 when some failed, with how many and how to retry. `none` and `rejected` are answers, not
+ * failures (issue 12 item 3: `dv synth` exited 0 when every seed failed).
+ */
+export function synthExitCode(s: RunSummary, stderr: NodeJS.WritableStream): number {
+  if (s.failed === 0) return EXIT.ok;
+  const reasons = Object.entries(s.byReason)
+    .filter(
+      ([r]) =>
+        r.startsWith('backend:') ||
+        r.startsWith('unparsable:') ||
+        r.startsWith('judge:') ||
+        r === 'no-instruction-negative',
+    )
+    .sort((a, b) => b[1] - a[1])
+    .map(([r, n]) => `${r} ${n}`)
+    .join(', ');
+  const retry = `see ${s.files.failures ?? 'failures.jsonl'} in ${s.outDir}; rerun with --retry-failed to try them again`;
+  if (s.failed === s.recorded) {
+    stderr.write(`failed: all ${s.failed} seeds failed (${reasons}); ${retry}.\n`);
+    return EXIT.failed;
+  }
+  stderr.write(`partial: ${s.failed} of ${s.recorded} seeds failed (${reasons}); ${retry}.\n`);
+  return EXIT.partial;
+}
+
 export const synthCommand: Command = {
   name: 'synth',
   summary: 'synthesize complementary instructions (polarity reversal)',
@@ -267,27 +347,35 @@ failures.jsonl, original.jsonl, complement.jsonl, summary.json, manifest.json.
 Backends: offline (deterministic reverser, no network), openai (any OpenAI-compatible server;
 key from --api-key-env, default OPENAI_API_KEY), batch-export (writes batch-input.jsonl in the
 OpenAI Batch format), batch-import (reads --batch-output files, matched by custom_id).
-Exit codes: 0 done, 1 bad data or the endpoint refused the key, 2 bad usage, 4 stopped by the
-cost cap (rerun to continue).`,
+Exit codes: 0 done; 1 every seed failed, bad data, the endpoint refused the key or cannot be
+reached (3 connection failures in a row stop the run); 2 bad usage; 3 partial: some seeds failed
+(rerun with --retry-failed) or the cost cap stopped the run (rerun with a higher --cost-cap).`,
   options: runOptions,
-  subcommands: [mergeCommand, mixCommand],
+  subcommands: [mergeCommand, mixCommand, batchCommand],
   async run(ctx) {
     const seedsPath = requireString(ctx, 'seeds');
     const outDir = requireString(ctx, 'out');
-    const backendName = str(ctx, 'backend') ?? 'offline';
-    if (!['offline', 'openai', 'batch-export', 'batch-import'].includes(backendName))
-      throw new UsageError(
-        `--backend must be offline, openai, batch-export or batch-import, got '${backendName}'`,
-      );
-    const presetName = str(ctx, 'preset') ?? 'mini';
-    const preset = (presets as Record<string, (typeof presets)['mini']>)[presetName];
-    if (!preset) throw new UsageError(`unknown preset '${presetName}'`);
-    const judgeName = str(ctx, 'judge') ?? (preset.config.synthesis.verify ? 'lexical' : 'none');
-    if (!['lexical', 'lexical-text', 'llm', 'none'].includes(judgeName))
-      throw new UsageError(`--judge must be lexical, lexical-text, llm or none`);
+    const backendName =
+      enumOption(ctx, 'backend', ['offline', 'openai', 'batch-export', 'batch-import'] as const) ?? 'offline';
+    const presetName =
+      enumOption(ctx, 'preset', Object.keys(presets) as Array<keyof typeof presets>) ?? 'mini';
+    const preset = presets[presetName];
+    const judgeName =
+      enumOption(ctx, 'judge', ['lexical', 'lexical-text', 'llm', 'none'] as const) ??
+      (preset.config.synthesis.verify ? 'lexical' : 'none');
     const priceIn = num(ctx, 'price-in');
     const priceOut = num(ctx, 'price-out');
     const baseURLs = list(ctx, 'base-url');
+    for (const u of baseURLs) {
+      let url: URL | undefined;
+      try {
+        url = new URL(u);
+      } catch {}
+      if (!url || !['http:', 'https:'].includes(url.protocol))
+        throw new UsageError(
+          `--base-url must be an http(s) URL such as http://127.0.0.1:8000/v1, got '${u}'`,
+        );
+    }
     const parsed = SynthesisConfig.safeParse({
       ...preset.config.synthesis,
       backend: backendName,
@@ -299,17 +387,15 @@ cost cap (rerun to continue).`,
       ...(baseURLs.length ? { baseURLs } : {}),
       ...(str(ctx, 'api-key-env') ? { apiKeyEnv: str(ctx, 'api-key-env') } : {}),
       ...(num(ctx, 'temperature') !== undefined ? { temperature: num(ctx, 'temperature') } : {}),
-      ...(num(ctx, 'max-tokens', true) !== undefined ? { maxTokens: num(ctx, 'max-tokens', true) } : {}),
+      ...(num(ctx, 'max-tokens') !== undefined ? { maxTokens: num(ctx, 'max-tokens') } : {}),
       // the mini preset's concurrency (1) is for the offline reverser; an endpoint gets 16 unless told
-      ...(num(ctx, 'concurrency', true) !== undefined
-        ? { concurrency: num(ctx, 'concurrency', true) }
+      ...(num(ctx, 'concurrency') !== undefined
+        ? { concurrency: num(ctx, 'concurrency') }
         : backendName === 'openai' && presetName === 'mini'
           ? { concurrency: 16 }
           : {}),
-      ...(num(ctx, 'timeout-ms', true) !== undefined
-        ? { requestTimeoutMs: num(ctx, 'timeout-ms', true) }
-        : {}),
-      ...(num(ctx, 'max-retries', true) !== undefined ? { maxRetries: num(ctx, 'max-retries', true) } : {}),
+      ...(num(ctx, 'timeout-ms') !== undefined ? { requestTimeoutMs: num(ctx, 'timeout-ms') } : {}),
+      ...(num(ctx, 'max-retries') !== undefined ? { maxRetries: num(ctx, 'max-retries') } : {}),
       ...(str(ctx, 'template') ? { templateId: str(ctx, 'template') } : {}),
       ...(num(ctx, 'cost-cap') !== undefined ? { costCapUsd: num(ctx, 'cost-cap') } : {}),
       ...(priceIn !== undefined || priceOut !== undefined
@@ -319,7 +405,11 @@ cost cap (rerun to continue).`,
       ...(judgeName !== 'none' ? { judge: judgeName } : {}),
     });
     if (!parsed.success)
-      throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      throw new UsageError(
+        parsed.error.issues
+          .map((i) => `${FLAG_OF[String(i.path[0])] ?? String(i.path[0] ?? 'config')}: ${i.message}`)
+          .join('; '),
+      );
     const config = parsed.data;
     let template: ReturnType<typeof getTemplate>;
     try {
@@ -328,7 +418,7 @@ cost cap (rerun to continue).`,
       throw new UsageError((err as Error).message);
     }
     const shard = parseShard(str(ctx, 'shard'));
-    const limit = num(ctx, 'limit', true);
+    const limit = num(ctx, 'limit');
     const settings = {
       template,
       model: config.model,
@@ -394,6 +484,10 @@ cost cap (rerun to continue).`,
     else if (judgeName === 'lexical-text')
       judge = createLexicalJudge(threshold ?? 0.25, { useMetadata: false });
     else if (judgeName === 'llm') judge = createLlmJudge(chatBackend!, threshold ?? 1);
+    if (judge && judge.threshold > judge.maxScore)
+      throw new UsageError(
+        `--judge-threshold ${judge.threshold} is above the highest score the ${judge.name} judge gives (${judge.maxScore}): it would reject every instruction`,
+      );
 
     ctx.stderr.write(
       `synth: backend ${backend.name}, model ${backend.model}, template ${template.id}@${template.version}, judge ${judge?.name ?? 'none'}${shard ? `, shard ${shard.index}/${shard.count}` : ''}\n`,
@@ -415,6 +509,15 @@ cost cap (rerun to continue).`,
       command,
     });
     ctx.stdout.write(formatSummary(summary));
+    const cachedFailed = summary.run.cachedFailedThisRun ?? 0;
+    if (cachedFailed > 0)
+      ctx.stderr.write(
+        `note: ${cachedFailed} seeds reuse failed records of an earlier run in ${outDir} (not asked again); pass --retry-failed to try them again.\n`,
+      );
+    if (summary.run.reverifiedThisRun)
+      ctx.stderr.write(
+        `note: ${summary.run.reverifiedThisRun} cached answers were judged again (the judge settings changed).\n`,
+      );
     if (batch) {
       const unmatched = batch.unmatchedIds();
       ctx.stdout.write(`batch-import: ${batch.matched}/${batch.lines} output lines matched a seed\n`);
@@ -433,9 +536,20 @@ cost cap (rerun to continue).`,
       ctx.stderr.write(
         `stopped: the endpoint refused the API key (${summary.run.stoppedBy.slice(5)}); set $${config.apiKeyEnv} (or --api-key-env) and rerun to continue.\n`,
       );
-      return 1;
+      return EXIT.failed;
     }
-    if (summary.pending > 0 && !batch) throw new DataError(`${summary.pending} seeds have no record`);
-    return 0;
+    if (summary.run.stoppedBy === 'unreachable') {
+      ctx.stderr.write(
+        `stopped: ${summary.run.stopDetail ?? 'the endpoint is unreachable'}. ${summary.pending} seeds are pending (nothing recorded for them); start the server or fix --base-url and rerun to continue.\n`,
+      );
+      return EXIT.failed;
+    }
+    if (summary.pending > 0 && !batch) {
+      ctx.stderr.write(
+        `partial: ${summary.pending} seeds have no record (the endpoint could not be reached for them); rerun to continue.\n`,
+      );
+      return EXIT.partial;
+    }
+    return synthExitCode(summary, ctx.stderr);
   },
 };

@@ -17,6 +17,7 @@ import {
   writeFileAtomic,
 } from '@dv/core';
 import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
+import { trainExportCommand } from './train-export.js';
 
 function positiveInt(ctx: { values: Record<string, unknown> }, name: string, fallback?: number): number {
   const raw = ctx.values[name];
@@ -421,5 +422,5 @@ export const trainCommand: Command = {
   name: 'train',
   summary: 'train bi-encoders: vocabulary, init, MLM pretraining, contrastive training on a mix',
   description: `Training engine commands. 'dv doctor' shows which tfjs backend they use (DV_TF_BACKEND overrides).`,
-  subcommands: [vocabCommand, initCommand, mlmCommand, runCommandSpec],
+  subcommands: [vocabCommand, initCommand, mlmCommand, runCommandSpec, trainExportCommand],
 };

@@ -2,13 +2,13 @@
  * Atomic file writes: data goes to a temporary file in the same folder, is fsynced, then
  * renamed over the target. A crash at any point leaves either the old file or the new one,
  * never a half-written one; the temporary file is removed on failure.
- * Text goes through `writeAtomic` (secrets redacted); binary data (safetensors, ONNX,
- * embedding matrices) through `writeBytesAtomic`, byte for byte.
+ * Text goes through `writeAtomic`, binary data (safetensors, ONNX, embedding matrices) through
+ * `writeBytesAtomic`; both byte for byte. Redaction is the caller's job where a secret can
+ * appear (manifests, logs: see redact.ts), never a property of the writer (issue 12 item 2).
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { redactText, secretValuesFromEnv } from '../redact.js';
 
 export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -51,18 +51,17 @@ function openTemp(path: string): { fd: number; commit(): void; abort(): void } {
 }
 
 /**
- * Writes chunks produced by `produce` atomically to `path`. Each chunk is redacted of secrets.
+ * Writes chunks produced by `produce` atomically to `path`, byte for byte.
  * If `produce` throws, nothing is left behind and the error propagates.
  */
 export async function writeAtomic(
   path: string,
   produce: (write: (chunk: string) => void) => void | Promise<void>,
 ): Promise<void> {
-  const secrets = secretValuesFromEnv();
   const temp = openTemp(path);
   try {
     await produce((chunk) => {
-      writeSync(temp.fd, redactText(chunk, secrets));
+      writeSync(temp.fd, chunk);
     });
   } catch (err) {
     temp.abort();
@@ -79,7 +78,7 @@ export async function writeJsonAtomic(path: string, value: unknown): Promise<voi
   await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Writes binary `chunks` back to back into `path`, atomically and byte for byte (no redaction). */
+/** Writes binary `chunks` back to back into `path`, atomically and byte for byte. */
 export function writeBytesAtomic(path: string, chunks: Iterable<ArrayBufferView> | ArrayBufferView): void {
   const temp = openTemp(path);
   try {

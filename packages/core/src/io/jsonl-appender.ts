@@ -4,6 +4,7 @@
  *
  * On open, a last line without its newline (a crash mid-append) is cut off, so appends resume
  * on a clean record boundary. `fsync: true` also survives power loss, at a cost per record.
+ * Records are written byte for byte (no redaction: see redact.ts).
  */
 import {
   closeSync,
@@ -18,7 +19,6 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
-import { redactText, secretValuesFromEnv } from '../redact.js';
 import { toJsonLine } from './jsonl.js';
 
 export interface JsonlAppenderOptions {
@@ -50,7 +50,6 @@ function danglingTailBytes(path: string): number {
 
 export class JsonlAppender<S extends z.ZodType> {
   private fd: number | null;
-  private readonly secrets = secretValuesFromEnv();
   /** Bytes removed on open because the previous writer died mid-record. */
   readonly repairedBytes: number;
   count = 0;
@@ -79,7 +78,7 @@ export class JsonlAppender<S extends z.ZodType> {
 
   append(record: z.input<S> | z.infer<S>): void {
     if (this.fd === null) throw new Error(`${this.path}: appender is closed`);
-    const line = redactText(toJsonLine(record, this.schema, this.path), this.secrets);
+    const line = toJsonLine(record, this.schema, this.path);
     writeSync(this.fd, line);
     if (this.options.fsync) fsyncSync(this.fd);
     this.count++;

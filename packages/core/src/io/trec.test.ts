@@ -19,6 +19,12 @@ describe('TREC qrels', () => {
   it.each([
     ['1 0 a\n', ':1: qrels line needs 4 columns'],
     ['1 0 a x\n', ':1: grade must be an integer'],
+    // issue 12 item 10: stricter than trec_eval, and the message says how and why
+    [
+      '1 0 a 1.5\n',
+      ':1: grade must be a whole number, found "1.5" (trec_eval\'s atol would silently truncate it to 1',
+    ],
+    ['1 0 a 1\n\n1 0 b 1\n', ':2: blank line (trec_eval refuses blank lines too'],
     ['1 0 a 1\n1 0 a 2\n', ':2: doc a judged twice for topic 1'],
     ['', ': qrels file is empty'],
   ])('refuses %j with file:line', async (body, msg) => {
@@ -39,14 +45,28 @@ describe('TREC runs', () => {
   });
   it.each([
     ['1 Q0 a 1 0.5\n', ':1: run line needs 6 columns'],
-    ['1 Q0 a 1 high t\n', ':1: score must be a finite number, found "high"'],
+    ['1 Q0 a 1 high t\n', ':1: score must be a number, found "high"'],
+    ['1 Q0 a 1 0.5abc t\n', ':1: score must be a number, found "0.5abc" (trec_eval\'s atof would read only'],
+    ['1 Q0 a 1 nan t\n', ':1: score is NaN, which has no rank order'],
+    ['\n\n', ':1: blank line'],
     ['1 Q0 a 1 0.5 t\n1 Q0 a 2 0.4 t\n', ':2: doc a appears twice in topic 1'],
-    ['\n\n', ': run file is empty'],
+    ['', ': run file is empty'],
   ])('refuses %j with file:line', async (body, msg) => {
     const dir = tmpDir();
     const f = join(dir, 'r.txt');
     writeFileSync(f, body);
     await expect(readRun(f)).rejects.toThrow(`${f}${msg}`);
+  });
+  it('accepts what trec_eval 9.0.8 accepts: 7+ columns, grades 1.0, inf / -inf scores (issue 12 item 10)', async () => {
+    const dir = tmpDir();
+    const r = join(dir, 'r.txt');
+    writeFileSync(r, '1 Q0 a 1 inf t extra cols\n1 Q0 b 2 -inf t\n1 Q0 c 3 0.5 t\n1 Q0 d 4 INF t\n');
+    const run = await readRun(r);
+    expect(run.get('1')!.get('a')).toBe(Infinity);
+    expect(rankTopic(run.get('1')!)).toEqual(['d', 'a', 'c', 'b']);
+    const q = join(dir, 'q.txt');
+    writeFileSync(q, '1 0 a 1.0\n1 0 b 2.\n1 0 c -1\n');
+    expect([...(await readQrels(q)).get('1')!.values()]).toEqual([1, 2, -1]);
   });
   it('ranks ties by doc id descending, and float32 rounding creates ties', () => {
     expect(

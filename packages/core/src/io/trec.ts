@@ -1,9 +1,14 @@
 /**
  * TREC text formats as trec_eval 9.0.8 reads them.
  *   qrels: `qid iter docid grade`            (4 whitespace-separated columns, integer grade)
- *   run:   `qid Q0 docid rank score tag`     (6 columns, numeric score; rank is ignored)
- * Problems are `DataError`s naming `file:line`: wrong column count, non-numeric values,
- * a doc listed twice for one topic, an empty file.
+ *   run:   `qid Q0 docid rank score tag ...` (6 columns or more: trec_eval reads the first six
+ *                                            and ignores the rest; numeric score; rank ignored)
+ * Parity with trec_eval's parsers (issue 12 item 10): grades go through C `atol`, so `1.0`
+ * reads as 1; scores through `atof`, so `inf` / `-inf` are scores; blank lines are refused, as
+ * trec_eval refuses them. Where we are stricter we say so in the message: a fractional grade
+ * (`atol` would silently truncate 1.5 to 1), a score with trailing junk (`atof` would read
+ * `0.5abc` as 0.5) and a NaN score (no rank order). Problems are `DataError`s naming
+ * `file:line`: wrong column count, bad values, a doc listed twice for one topic, an empty file.
  */
 import { DataError } from '../errors.js';
 import type { Qrels, Run } from '../schemas/qrels.js';
@@ -14,7 +19,7 @@ export async function readQrels(path: string): Promise<Qrels> {
   const qrels: Qrels = new Map();
   let rows = 0;
   for await (const line of readLines(path)) {
-    if (line.text.trim() === '') continue;
+    if (line.text.trim() === '') throw blankLine(path, line.number);
     const cols = line.text.trim().split(/\s+/);
     if (cols.length !== 4) {
       throw new DataError(
@@ -24,8 +29,7 @@ export async function readQrels(path: string): Promise<Qrels> {
       );
     }
     const [qid, , docid, g] = cols as [string, string, string, string];
-    if (!/^-?\d+$/.test(g))
-      throw new DataError(`grade must be an integer, found ${JSON.stringify(g)}`, path, line.number);
+    const grade = parseGrade(g, path, line.number);
     let topic = qrels.get(qid);
     if (!topic) {
       topic = new Map();
@@ -33,11 +37,46 @@ export async function readQrels(path: string): Promise<Qrels> {
     }
     if (topic.has(docid))
       throw new DataError(`doc ${docid} judged twice for topic ${qid}`, path, line.number);
-    topic.set(docid, Number.parseInt(g, 10));
+    topic.set(docid, grade);
     rows++;
   }
   if (rows === 0) throw new DataError('qrels file is empty', path);
   return qrels;
+}
+
+function blankLine(path: string, line: number): DataError {
+  return new DataError('blank line (trec_eval refuses blank lines too; remove it)', path, line);
+}
+
+/** A grade as trec_eval's `atol` reads whole numbers (`2`, `-1`, `1.0`); fractions are refused. */
+function parseGrade(g: string, path: string, line: number): number {
+  if (/^[+-]?\d+(\.0*)?$/.test(g)) return Number.parseInt(g, 10);
+  if (/^[+-]?\d*\.\d+$/.test(g))
+    throw new DataError(
+      `grade must be a whole number, found ${JSON.stringify(g)} (trec_eval's atol would silently truncate it to ${Number.parseInt(g, 10) || 0}; we refuse rather than guess)`,
+      path,
+      line,
+    );
+  throw new DataError(`grade must be an integer, found ${JSON.stringify(g)}`, path, line);
+}
+
+/** A score as trec_eval's `atof` reads it, `inf` / `-inf` included; NaN and junk are refused. */
+function parseScore(s: string, path: string, line: number): number {
+  if (/^[+-]?inf(inity)?$/i.test(s)) return s.startsWith('-') ? -Infinity : Infinity;
+  const score = Number(s);
+  if (/^[+-]?nan$/i.test(s))
+    throw new DataError(
+      'score is NaN, which has no rank order (trec_eval would accept it and rank arbitrarily)',
+      path,
+      line,
+    );
+  if (!Number.isFinite(score))
+    throw new DataError(
+      `score must be a number, found ${JSON.stringify(s)}${/^[+-]?(\d|\.\d)/.test(s) ? " (trec_eval's atof would read only its leading digits; we refuse rather than guess)" : ''}`,
+      path,
+      line,
+    );
+  return score;
 }
 
 export interface TrecRunFile {
@@ -54,9 +93,9 @@ export async function readRunWithTag(path: string): Promise<TrecRunFile> {
   let rows = 0;
   let tag: string | null = null;
   for await (const line of readLines(path)) {
-    if (line.text.trim() === '') continue;
+    if (line.text.trim() === '') throw blankLine(path, line.number);
     const cols = line.text.trim().split(/\s+/);
-    if (cols.length !== 6) {
+    if (cols.length < 6) {
       throw new DataError(
         `run line needs 6 columns "qid Q0 docid rank score tag", found ${cols.length}`,
         path,
@@ -64,10 +103,7 @@ export async function readRunWithTag(path: string): Promise<TrecRunFile> {
       );
     }
     const [qid, , docid, , s, t] = cols as [string, string, string, string, string, string];
-    const score = Number(s);
-    if (s.trim() === '' || !Number.isFinite(score)) {
-      throw new DataError(`score must be a finite number, found ${JSON.stringify(s)}`, path, line.number);
-    }
+    const score = parseScore(s, path, line.number);
     let topic = run.get(qid);
     if (!topic) {
       topic = new Map();
@@ -93,10 +129,13 @@ export function rankTopic(
   options: { float32?: boolean } = {},
 ): string[] {
   const f = options.float32 ? Math.fround : (x: number) => x;
-  return [...scores.entries()]
-    .map(([d, s]) => [d, f(s)] as const)
-    .sort((a, b) => (b[1] !== a[1] ? b[1] - a[1] : compareBytesDesc(a[0], b[0])))
-    .map(([d]) => d);
+  return (
+    [...scores.entries()]
+      .map(([d, s]) => [d, f(s)] as const)
+      // comparisons, not subtraction: Infinity - Infinity is NaN
+      .sort((a, b) => (b[1] !== a[1] ? (b[1] > a[1] ? 1 : -1) : compareBytesDesc(a[0], b[0])))
+      .map(([d]) => d)
+  );
 }
 
 /** Doc ids descending by byte order (trec_eval compares with strcmp). */

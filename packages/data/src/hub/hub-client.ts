@@ -29,7 +29,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { DataError, writeFileAtomic, writeJsonAtomic } from '@dv/core';
+import { DataError, resolveInside, UnsafePathError, writeFileAtomic, writeJsonAtomic } from '@dv/core';
 
 export interface HubOptions {
   /** Default `HF_ENDPOINT` or https://huggingface.co. */
@@ -78,8 +78,39 @@ function resolveOptions(o: HubOptions = {}): Resolved {
 
 const COMMIT = /^[0-9a-f]{40}$/;
 
+/**
+ * `{cacheDir}/datasets/{repo}`. Repo ids, revisions, commits and file paths come from the user or
+ * the server, so each goes through `resolveInside` (a listing entry `../../x` must not write
+ * outside the cache; the hash check cannot help, the server supplies the hash).
+ */
 function repoDir(r: Resolved, repo: string): string {
-  return join(r.cacheDir, 'datasets', ...repo.split('/'));
+  if (repo.split('/').length > 2 || !/^[\w.-]+(\/[\w.-]+)?$/.test(repo))
+    throw new HubError(`repo id ${JSON.stringify(repo)} is not of the form OWNER/NAME`);
+  return inside(join(r.cacheDir, 'datasets'), repo, { kind: 'path', what: 'repo id' });
+}
+
+/** `resolveInside`, its refusal as a HubError (what callers of this module catch). */
+function inside(root: string, name: string, o: Parameters<typeof resolveInside>[2]): string {
+  try {
+    return resolveInside(root, name, o);
+  } catch (err) {
+    if (err instanceof UnsafePathError) throw new HubError(err.message);
+    throw err;
+  }
+}
+
+function commitDir(r: Resolved, repo: string, commit: string): string {
+  if (!COMMIT.test(commit))
+    throw new HubError(`commit ${JSON.stringify(commit)} of ${repo} is not 40 hex digits`);
+  return join(repoDir(r, repo), commit);
+}
+
+function filePath(r: Resolved, repo: string, commit: string, path: string): string {
+  return inside(commitDir(r, repo, commit), path, {
+    kind: 'path',
+    what: 'file path',
+    source: `the Hub's file list of ${repo}@${commit}`,
+  });
 }
 
 function headers(r: Resolved, extra: Record<string, string> = {}): Record<string, string> {
@@ -91,7 +122,8 @@ async function httpError(res: Response, what: string): Promise<HubError> {
   try {
     const body = await res.text();
     try {
-      detail = (JSON.parse(body) as { error?: string }).error ?? body;
+      const e = (JSON.parse(body) as { error?: unknown }).error;
+      detail = typeof e === 'string' ? e : e === undefined ? body : JSON.stringify(e);
     } catch {
       detail = body;
     }
@@ -110,10 +142,20 @@ async function getJson<T>(r: Resolved, url: string, what: string): Promise<T> {
   try {
     res = await fetch(url, { headers: headers(r) });
   } catch (err) {
-    throw new HubError(`${what}: ${(err as Error).message} (use offline mode to read from the cache only)`);
+    const cause = (err as { cause?: { message?: string } }).cause?.message;
+    throw new HubError(
+      `${what}: cannot reach ${r.endpoint}: ${cause ?? (err as Error).message} (use offline mode to read from the cache only)`,
+    );
   }
   if (!res.ok) throw await httpError(res, what);
-  return (await res.json()) as T;
+  const text = await res.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new HubError(
+      `${what}: ${r.endpoint} answered ${res.status} with a body that is not JSON (${JSON.stringify(text.slice(0, 60))}); is HF_ENDPOINT a Hub?`,
+    );
+  }
 }
 
 /** Resolves a revision (commit, branch or tag) to a commit, remembering it for offline use. */
@@ -123,7 +165,10 @@ export async function resolveRevision(
   options: HubOptions = {},
 ): Promise<string> {
   const r = resolveOptions(options);
-  const refFile = join(repoDir(r, repo), 'refs', revision);
+  const refFile = inside(join(repoDir(r, repo), 'refs'), revision, {
+    kind: 'path',
+    what: 'revision',
+  });
   if (r.offline) {
     if (COMMIT.test(revision)) return revision;
     if (existsSync(refFile)) return readFileSync(refFile, 'utf8').trim();
@@ -155,7 +200,7 @@ interface TreeEntry {
 /** Files of a dataset at a commit (from the Hub, or the cached listing when offline). */
 export async function listFiles(repo: string, commit: string, options: HubOptions = {}): Promise<HubFile[]> {
   const r = resolveOptions(options);
-  const listing = join(repoDir(r, repo), commit, '.dv-files.json');
+  const listing = join(commitDir(r, repo, commit), '.dv-files.json');
   if (r.offline) {
     if (!existsSync(listing))
       throw new HubError(`offline: no cached file list for ${repo}@${commit} (${r.cacheDir})`);
@@ -174,6 +219,7 @@ export async function listFiles(repo: string, commit: string, options: HubOption
       hash: e.lfs ? { algorithm: 'sha256', value: e.lfs.oid } : { algorithm: 'git-sha1', value: e.oid },
     }));
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
+  for (const f of files) filePath(r, repo, commit, f.path); // refuse the whole listing before any download
   await writeJsonAtomic(listing, files);
   return files;
 }
@@ -218,7 +264,7 @@ export async function downloadFile(
   options: HubOptions = {},
 ): Promise<string> {
   const r = resolveOptions(options);
-  const target = join(repoDir(r, repo), commit, ...file.path.split('/'));
+  const target = filePath(r, repo, commit, file.path);
   if (existsSync(target) && statSync(target).size === file.size) return target;
   if (r.offline)
     throw new HubError(`offline: ${repo}@${commit}/${file.path} is not in the cache (${r.cacheDir})`);
@@ -291,5 +337,5 @@ export async function downloadDataset(
     throw new HubError(`${repo}@${commit}: no files match ${options.include?.join(', ') ?? '*'}`);
   const files: string[] = [];
   for (const f of wanted) files.push(await downloadFile(repo, commit, f, options));
-  return { repo, revision, commit, dir: join(repoDir(resolveOptions(options), repo), commit), files };
+  return { repo, revision, commit, dir: commitDir(resolveOptions(options), repo, commit), files };
 }

@@ -12,7 +12,7 @@
  * `settings` pins the model and tokenizer by SHA-256, so cached embeddings follow the files.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { DataError, defaultFormatterSettings, type FormatterSettings, hashFile } from '@dv/core';
 import * as ort from 'onnxruntime-node';
 import { Tokenizer } from 'tokenizers';
@@ -32,6 +32,8 @@ export interface OnnxEncoderOptions {
   batchSize?: number;
   /** onnxruntime intra-op threads (default: onnxruntime's choice). */
   threads?: number;
+  /** onnxruntime execution providers, preferred first (default: CPU; see ort-execution-providers.ts). */
+  executionProviders?: string[];
   formatter?: FormatterSettings;
   name?: string;
 }
@@ -48,6 +50,18 @@ export function modelMaxLength(dir: string): number {
   return 512;
 }
 
+/**
+ * A model's name in summaries and run tags: `onnx:<folder>@<first 8 hex of the model's
+ * sha256>`, where <folder> is the model folder (the parent of `onnx/` for the Hugging Face
+ * layout `DIR/onnx/model.onnx`). Every HF export used to be `onnx:onnx/model.onnx` (issue 12
+ * item 11); the digest also tells apart two folders with the same name.
+ */
+export function onnxModelName(modelPath: string, modelSha256: string): string {
+  const parent = dirname(resolve(modelPath));
+  const folder = basename(parent) === 'onnx' ? basename(dirname(parent)) : basename(parent);
+  return `onnx:${folder}@${modelSha256.slice(0, 8)}`;
+}
+
 export class OnnxEncoder implements Encoder {
   readonly name: string;
   readonly formatter: FormatterSettings;
@@ -61,7 +75,7 @@ export class OnnxEncoder implements Encoder {
     private readonly options: OnnxEncoderOptions,
     digests: { model: string; tokenizer: string },
   ) {
-    this.name = options.name ?? `onnx:${basename(dirname(options.modelPath))}/${basename(options.modelPath)}`;
+    this.name = options.name ?? onnxModelName(options.modelPath, digests.model);
     this.formatter = options.formatter ?? defaultFormatterSettings;
     this.settings = {
       backend: 'onnxruntime-node',
@@ -78,6 +92,7 @@ export class OnnxEncoder implements Encoder {
       if (!existsSync(p)) throw new DataError('file not found', p);
     const session = await ort.InferenceSession.create(options.modelPath, {
       ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
+      ...(options.executionProviders ? { executionProviders: options.executionProviders } : {}),
     });
     for (const need of ['input_ids', 'attention_mask'])
       if (!session.inputNames.includes(need))
@@ -119,8 +134,14 @@ export class OnnxEncoder implements Encoder {
     let pooling = options.pooling;
     const st = join(dir, '1_Pooling', 'config.json');
     if (!pooling && existsSync(st)) {
-      const c = JSON.parse(readFileSync(st, 'utf8')) as Record<string, boolean>;
-      pooling = c.pooling_mode_cls_token ? 'cls' : c.pooling_mode_mean_tokens ? 'mean' : undefined;
+      const c = JSON.parse(readFileSync(st, 'utf8')) as Record<string, unknown>;
+      // sentence-transformers <= 5 writes one flag per mode; 6 writes `pooling_mode: "cls"`.
+      pooling =
+        c.pooling_mode_cls_token === true || c.pooling_mode === 'cls'
+          ? 'cls'
+          : c.pooling_mode_mean_tokens === true || c.pooling_mode === 'mean'
+            ? 'mean'
+            : undefined;
     }
     return OnnxEncoder.create({
       ...options,

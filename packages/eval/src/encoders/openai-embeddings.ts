@@ -14,6 +14,7 @@
 import { existsSync } from 'node:fs';
 import {
   contentHash,
+  DataError,
   defaultFormatterSettings,
   type FormatterSettings,
   JsonlAppender,
@@ -81,7 +82,14 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
       }
       e.appender = new JsonlAppender(options.cacheFile, CacheLine);
     }
-    if (!e._dim) e._dim = (await e.embed(['dimension probe']))[0]!.length;
+    if (!e._dim) {
+      e.probing = true;
+      try {
+        e._dim = (await e.embed(['dimension probe']))[0]!.length;
+      } finally {
+        e.probing = false;
+      }
+    }
     return e;
   }
 
@@ -102,14 +110,35 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
     return contentHash({ model: this.options.model, dimensions: this.options.dimensions ?? null, text }, 32);
   }
 
+  /** True during the dimension probe (see `request`). */
+  private probing = false;
+
   private async request(batch: string[]): Promise<Float32Array[]> {
     this.requests.sent++;
     this.requests.texts += batch.length;
-    const res = await this.client.embeddings.create({
-      model: this.options.model,
-      input: batch,
-      ...(this.options.dimensions ? { dimensions: this.options.dimensions } : {}),
-    });
+    let res: Awaited<ReturnType<OpenAI['embeddings']['create']>>;
+    try {
+      res = await this.client.embeddings.create(
+        {
+          model: this.options.model,
+          input: batch,
+          ...(this.options.dimensions ? { dimensions: this.options.dimensions } : {}),
+        },
+        // the first request of a run learns whether the endpoint is there at all: one retry, not
+        // five with backoff, so a closed port fails in about a second (issue 12: fail fast)
+        this.probing ? { maxRetries: 1 } : undefined,
+      );
+    } catch (err) {
+      // a remote failure (closed port, 401, 500, non-JSON body) is a failed run (exit 1), with the endpoint named
+      const cause = (err as { cause?: { message?: string } }).cause?.message;
+      throw new DataError(
+        `embeddings request to ${this.client.baseURL} failed: ${(err as Error).message}${cause ? ` (${cause})` : ''}`,
+      );
+    }
+    if (!res || !Array.isArray(res.data))
+      throw new DataError(
+        `embeddings endpoint ${this.client.baseURL} answered without a "data" array (not an OpenAI-compatible JSON body)`,
+      );
     if (res.data.length !== batch.length)
       throw new Error(`embeddings endpoint returned ${res.data.length} vectors for ${batch.length} inputs`);
     const out: Float32Array[] = new Array(batch.length);

@@ -55,8 +55,9 @@ function folderPooling(dir: string): TfjsPooling | undefined {
   const path = join(dir, '1_Pooling', 'config.json');
   const c = readJsonIfPresent(path);
   if (!c) return undefined;
-  if (c.pooling_mode_cls_token === true) return 'cls';
-  if (c.pooling_mode_mean_tokens === true) return 'mean';
+  // sentence-transformers <= 5 writes one flag per mode; 6 writes `pooling_mode: "cls"`.
+  if (c.pooling_mode_cls_token === true || c.pooling_mode === 'cls') return 'cls';
+  if (c.pooling_mode_mean_tokens === true || c.pooling_mode === 'mean') return 'mean';
   throw new DataError('only cls and mean pooling are supported by the tfjs encoder', path);
 }
 

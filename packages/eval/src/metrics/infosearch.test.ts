@@ -1,6 +1,7 @@
 import type { Qrels, Run } from '@dv/core';
 import { describe, expect, it } from 'vitest';
-import { followIrScoreMeasure, plainMean } from './followir-score.js';
+import { taskEntry } from '../tasks/task-registry.js';
+import { plainMean } from './followir-score.js';
 import { infoSearchScores, wiseScore } from './infosearch.js';
 
 const m = (entries: Array<[string, number]>) => new Map(entries);
@@ -176,10 +177,11 @@ describe('InfoSearch metrics, hand-computed', () => {
 
 describe('FollowIR Score', () => {
   it('MAP@1000 for Robust04 and Core17, nDCG@5 for News21, plain mean', () => {
-    expect(followIrScoreMeasure('Robust04InstructionRetrieval')).toBe('map_cut.1000');
-    expect(followIrScoreMeasure('Core17InstructionRetrieval')).toBe('map_cut.1000');
-    expect(followIrScoreMeasure('News21InstructionRetrieval')).toBe('ndcg_cut.5');
-    expect(followIrScoreMeasure('mini-followir')).toBe('ndcg_cut.5');
+    const score = (task: string) => taskEntry(task).scoreMeasure;
+    expect(score('Robust04InstructionRetrieval')).toBe('map_cut.1000');
+    expect(score('Core17InstructionRetrieval')).toBe('map_cut.1000');
+    expect(score('News21InstructionRetrieval')).toBe('ndcg_cut.5');
+    expect(score('mini-followir')).toBe('ndcg_cut.5');
     expect(plainMean([0.121, 0.193, 0.081])).toBeCloseTo(0.13166666, 7);
   });
 });

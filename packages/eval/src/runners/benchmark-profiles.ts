@@ -4,16 +4,17 @@
  * main metric and the function that turns a set's runs into scores. All scores are fractions
  * (tables multiply by 100).
  *
- * - followir: og run vs og qrels gives the Score (MAP@1000 Robust04/Core17, nDCG@5 News21 and
- *   the mini world), plus p-MRR between the og and changed runs (the main metric, as in mteb).
+ * - followir: og run vs og qrels gives the Score (the task entry's measure: MAP@1000
+ *   Robust04/Core17, nDCG@5 News21 and the mini world; see tasks/task-registry.ts), plus p-MRR
+ *   between the og and changed runs (the main metric, as in mteb).
  * - infosearch: nDCG@10 per mode, p-MRR / SICR / WISE (paper variant) over the three runs.
  * - mair: nDCG@10 of the og run, top 100.
  */
 import type { EvalMode, InstructedSet, Run } from '@dv/core';
 import { evaluateRun } from '../metrics/evaluate-run.js';
-import { followIrScoreMeasure } from '../metrics/followir-score.js';
 import { type InfoSearchVariant, infoSearchScores } from '../metrics/infosearch.js';
 import { pMrr } from '../metrics/p-mrr.js';
+import type { TaskMetadata } from '../tasks/task-registry.js';
 
 export interface ProfileScores {
   mainMetric: string;
@@ -27,6 +28,11 @@ export interface ScoreOptions {
   infoSearchVariant?: InfoSearchVariant;
 }
 
+/** What a profile's scorer gets besides the set and runs: the task entry and the options. */
+export interface ScoreContext extends ScoreOptions {
+  task: TaskMetadata;
+}
+
 export interface BenchmarkProfile {
   readonly task: 'rerank' | 'retrieve';
   readonly topK: number;
@@ -34,7 +40,7 @@ export interface BenchmarkProfile {
   readonly score: (
     set: InstructedSet,
     runs: Partial<Record<EvalMode, Run>>,
-    options?: ScoreOptions,
+    context: ScoreContext,
   ) => ProfileScores;
 }
 
@@ -63,12 +69,17 @@ function addPerQuery(
   }
 }
 
-function scoreFollowIr(set: InstructedSet, runs: Partial<Record<EvalMode, Run>>): ProfileScores {
+function scoreFollowIr(
+  set: InstructedSet,
+  runs: Partial<Record<EvalMode, Run>>,
+  context: ScoreContext,
+): ProfileScores {
   const qrelsOg = need(set.qrels.og, 'og qrels', set);
   const qrelsChanged = need(set.qrels.changed, 'changed qrels', set);
   const runOg = need(runs.og, 'an og run', set);
   const runChanged = need(runs.changed, 'a changed run', set);
-  const measure = followIrScoreMeasure(set.name);
+  const measure = context.task.scoreMeasure;
+  if (!measure) throw new Error(`task ${context.task.name} has no FollowIR Score measure in the registry`);
   const og = evaluateRun(qrelsOg, runOg, ['ndcg_cut.5', 'map_cut.1000', measure]);
   const ch = evaluateRun(qrelsChanged, runChanged, ['ndcg_cut.5', 'map_cut.1000']);
   const p = pMrr({ qrelsOg, qrelsChanged, runOg, runChanged });
@@ -94,7 +105,7 @@ function scoreFollowIr(set: InstructedSet, runs: Partial<Record<EvalMode, Run>>)
 function scoreInfoSearch(
   set: InstructedSet,
   runs: Partial<Record<EvalMode, Run>>,
-  options: ScoreOptions = {},
+  options: ScoreContext,
 ): ProfileScores {
   const scores: Record<string, number> = {};
   const perQuery: ProfileScores['perQuery'] = {};

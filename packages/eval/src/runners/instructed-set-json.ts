@@ -6,7 +6,7 @@
  *     "candidates"?: { qid: [docid] }, "origin"?, "revision"? }
  * Validated with the @dv/core schemas; problems are DataErrors naming the file and the field.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   DataError,
   describeZodIssues,
@@ -15,6 +15,7 @@ import {
   type InstructedSet,
   Passage,
   type Qrels,
+  unsafePathReason,
   writeJsonAtomic,
 } from '@dv/core';
 import { z } from 'zod';
@@ -35,6 +36,7 @@ const toQrels = (q: z.infer<typeof QrelsJson>): Qrels =>
   new Map(Object.entries(q).map(([qid, docs]) => [qid, new Map(Object.entries(docs))]));
 
 export function readInstructedSetJson(path: string): InstructedSet {
+  if (!existsSync(path)) throw new DataError('set file not found', path);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -44,6 +46,12 @@ export function readInstructedSetJson(path: string): InstructedSet {
   const parsed = InstructedSetJson.safeParse(raw);
   if (!parsed.success) throw new DataError(describeZodIssues(parsed.error.issues), path);
   const s = parsed.data;
+  const unsafe = unsafePathReason(s.name);
+  if (unsafe)
+    throw new DataError(
+      `name ${JSON.stringify(s.name)} ${unsafe} (a set's name becomes its folder and file names under --out)`,
+      path,
+    );
   const ids = new Set<string>();
   for (const p of s.corpus) {
     if (ids.has(p.docid)) throw new DataError(`corpus: doc ${p.docid} listed twice`, path);

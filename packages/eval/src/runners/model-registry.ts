@@ -26,6 +26,12 @@ export interface ModelContext {
   onEncode?: (kind: 'queries' | 'documents', done: number, total: number) => void;
   formatter?: FormatterSettings;
   env?: Record<string, string | undefined>;
+  /** ONNX Runtime execution providers for onnx:DIR (see `selectOrtProviders`). */
+  ortProviders?: string[];
+  /** Texts per encoder call of dense models (default: the encoder's). */
+  batchSize?: number;
+  /** onnxruntime intra-op threads for onnx:DIR. */
+  threads?: number;
 }
 
 export interface ModelFactory {
@@ -66,7 +72,12 @@ const onnx: ModelFactory = {
   usage: 'onnx:DIR',
   async create(dir, ctx) {
     if (!dir) throw new Error('onnx needs a model folder: onnx:DIR');
-    const encoder = await OnnxEncoder.fromDir(dir, { formatter: ctx.formatter });
+    const encoder = await OnnxEncoder.fromDir(dir, {
+      formatter: ctx.formatter,
+      ...(ctx.ortProviders ? { executionProviders: ctx.ortProviders } : {}),
+      ...(ctx.batchSize ? { batchSize: ctx.batchSize } : {}),
+      ...(ctx.threads ? { threads: ctx.threads } : {}),
+    });
     return new DenseRanker(encoder, { cache: ctx.cache, onEncode: ctx.onEncode });
   },
 };

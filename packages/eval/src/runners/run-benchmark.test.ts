@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { EvaluationResult, RunManifest, readRun } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import { Bm25Ranker } from '../encoders/bm25.js';
+import { BENCHMARKS } from '../tasks/task-registry.js';
 import { tinyFollowIrSet, tinyInfoSearchSet, tinyMairSet } from '../test-utils/test-sets.js';
 import { readInstructedSetJson, writeInstructedSetJson } from './instructed-set-json.js';
 import { paperTable } from './paper-table.js';
@@ -36,8 +37,7 @@ describe('runBenchmark', () => {
   it('FollowIR form: writes runs, result JSON, mteb JSON, summary and manifest', async () => {
     const out = mkdtempSync(join(tmpdir(), 'dv-run-'));
     const s = await runBenchmark([tinyFollowIrSet()], new Bm25Ranker(), {
-      benchmark: 'mini',
-      profile: 'followir',
+      benchmark: BENCHMARKS['mini-followir'],
       outDir: out,
     });
     const r = EvaluationResult.parse(JSON.parse(readFileSync(join(out, 'mini-followir.json'), 'utf8')));
@@ -66,8 +66,7 @@ describe('runBenchmark', () => {
     const b = mkdtempSync(join(tmpdir(), 'dv-run-'));
     for (const out of [a, b])
       await runBenchmark([tinyFollowIrSet()], new Bm25Ranker(), {
-        benchmark: 'mini',
-        profile: 'followir',
+        benchmark: BENCHMARKS['mini-followir'],
         outDir: out,
       });
     expect(readFileSync(join(a, 'mini-followir', 'og.run'), 'utf8')).toBe(
@@ -78,8 +77,7 @@ describe('runBenchmark', () => {
   it('InfoSearch form: three modes, nDCG@10 per mode, p-MRR, SICR, WISE', async () => {
     const out = mkdtempSync(join(tmpdir(), 'dv-run-'));
     const s = await runBenchmark([tinyInfoSearchSet()], new Bm25Ranker(), {
-      benchmark: 'infosearch',
-      profile: 'infosearch',
+      benchmark: BENCHMARKS['mini-infosearch'],
       outDir: out,
     });
     const r = s.results[0]!;
@@ -96,8 +94,7 @@ describe('runBenchmark', () => {
     expect(paperTable(s, 'infosearch')).toContain('WISE');
     const out2 = mkdtempSync(join(tmpdir(), 'dv-run-'));
     const code = await runBenchmark([tinyInfoSearchSet()], new Bm25Ranker(), {
-      benchmark: 'infosearch',
-      profile: 'infosearch',
+      benchmark: BENCHMARKS['mini-infosearch'],
       outDir: out2,
       scoring: { infoSearchVariant: 'code' },
     });
@@ -110,7 +107,7 @@ describe('runBenchmark', () => {
   it('MAIR form: og only, nDCG@10 main metric, averages over datasets', async () => {
     const out = mkdtempSync(join(tmpdir(), 'dv-run-'));
     const two = [tinyMairSet(), { ...tinyMairSet(), name: 'MAIR-Tiny-2' }];
-    const s = await runBenchmark(two, new Bm25Ranker(), { benchmark: 'mair', profile: 'mair', outDir: out });
+    const s = await runBenchmark(two, new Bm25Ranker(), { benchmark: BENCHMARKS.mair, outDir: out });
     expect(s.results.map((r) => r.mainMetric)).toEqual(['ndcg_cut_10', 'ndcg_cut_10']);
     expect(s.average.ndcg_cut_10).toBeCloseTo(s.results[0]!.mainScore, 12);
     expect(paperTable(s, 'mair')).toContain('average');
@@ -119,7 +116,10 @@ describe('runBenchmark', () => {
   it('a rerank benchmark refuses a set without candidates', async () => {
     const out = mkdtempSync(join(tmpdir(), 'dv-run-'));
     await expect(
-      runBenchmark([tinyMairSet()], new Bm25Ranker(), { benchmark: 'x', profile: 'followir', outDir: out }),
+      runBenchmark([tinyMairSet()], new Bm25Ranker(), {
+        benchmark: BENCHMARKS['mini-followir'],
+        outDir: out,
+      }),
     ).rejects.toThrow(/candidate lists/);
   });
 });

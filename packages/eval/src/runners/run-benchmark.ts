@@ -1,6 +1,7 @@
 /**
  * Evaluates one ranker (a model) on one benchmark: for each InstructedSet, ranks every mode
- * (rank-modes.ts), scores it with the benchmark's profile, and writes into `outDir`:
+ * (rank-modes.ts), scores it with the benchmark's profile under its registered task (an
+ * unknown set is an error), and writes into `outDir`:
  *   <dataset>/<mode>.run         TREC runs (tag = model name)
  *   <dataset>.json               EvaluationResult (@dv/core schema)
  *   <dataset>.mteb.json          the same scores in mteb's result layout (task_name,
@@ -9,16 +10,23 @@
  *   manifest.json                config, formatter, dataset revisions, timings, output digests
  */
 import { join } from 'node:path';
-import { EvaluationResult, type InstructedSet, writeJsonAtomic, writeManifest, writeRun } from '@dv/core';
+import {
+  EvaluationResult,
+  type InstructedSet,
+  resolveInside,
+  writeJsonAtomic,
+  writeManifest,
+  writeRun,
+} from '@dv/core';
 import { plainMean } from '../metrics/followir-score.js';
 import type { Ranker } from '../search/ranker.js';
-import { type BenchmarkProfileName, benchmarkProfiles, type ScoreOptions } from './benchmark-profiles.js';
+import { type BenchmarkEntry, type TaskMetadata, taskForSet } from '../tasks/task-registry.js';
+import { benchmarkProfiles, type ScoreOptions } from './benchmark-profiles.js';
 import { rankModes } from './rank-modes.js';
 
 export interface RunBenchmarkOptions {
-  /** Benchmark name for results (e.g. `followir`, `mini`). */
-  benchmark: string;
-  profile: BenchmarkProfileName;
+  /** The registered benchmark (tasks/task-registry.ts): its profile scores, its tasks match sets. */
+  benchmark: BenchmarkEntry;
   /** Scoring options (e.g. the InfoSearch metric variant). */
   scoring?: ScoreOptions;
   outDir: string;
@@ -46,7 +54,8 @@ export async function runBenchmark(
   ranker: Ranker,
   options: RunBenchmarkOptions,
 ): Promise<BenchmarkSummary> {
-  const profile = benchmarkProfiles[options.profile];
+  const bench = options.benchmark;
+  const profile = benchmarkProfiles[bench.profile];
   const topK = options.topK ?? profile.topK;
   const log = options.log ?? (() => {});
   const outputs: string[] = [];
@@ -54,30 +63,43 @@ export async function runBenchmark(
   const timings: Record<string, number> = {};
   const revisions: Record<string, string> = {};
   const started = performance.now();
+  // Set names come from data (a --set file, a folder name): check them all before ranking.
+  const where = (set: InstructedSet, file = '') =>
+    resolveInside(options.outDir, `${set.name}${file}`, {
+      what: 'set name',
+      ...(set.origin ? { source: set.origin } : {}),
+    });
+  // Each set is scored by its registered task: an unknown set is an error before any work.
+  const tasks = new Map<InstructedSet, TaskMetadata>();
+  for (const set of sets) {
+    where(set);
+    tasks.set(set, taskForSet(bench, set.name, set.origin));
+  }
   for (const set of sets) {
     const t0 = performance.now();
     if (profile.task === 'rerank' && !set.candidates)
-      throw new Error(`${set.name}: ${options.profile} reranks candidate lists, and this set has none`);
+      throw new Error(`${set.name}: ${bench.name} reranks candidate lists, and this set has none`);
     const runs = await rankModes(set, ranker, {
       topK,
       onMode: (mode, n) => log(`${set.name}: ranking ${n} queries (${mode})`),
     });
     for (const [mode, run] of Object.entries(runs)) {
-      const path = join(options.outDir, set.name, `${mode}.run`);
+      const path = join(where(set), `${mode}.run`);
       await writeRun(path, run!, ranker.name.replace(/\s+/g, '_'));
       outputs.push(path);
     }
-    const s = profile.score(set, runs, options.scoring);
+    const task = tasks.get(set)!;
+    const s = profile.score(set, runs, { ...options.scoring, task });
     const seconds = (performance.now() - t0) / 1000;
     timings[set.name] = seconds;
     if (set.origin) revisions[set.name] = set.revision ? `${set.origin}@${set.revision}` : set.origin;
     const result = EvaluationResult.parse({
-      benchmark: options.benchmark,
+      benchmark: bench.name,
       dataset: set.name,
       model: ranker.name,
       split: 'test',
-      mainMetric: s.mainMetric,
-      mainScore: s.scores[s.mainMetric],
+      mainMetric: task.mainMeasure,
+      mainScore: s.scores[task.mainMeasure],
       scores: s.scores,
       perQuery: s.perQuery,
       numQueries: s.numQueries,
@@ -85,9 +107,9 @@ export async function runBenchmark(
       manifest: 'manifest.json',
     });
     results.push(result);
-    const resultPath = join(options.outDir, `${set.name}.json`);
+    const resultPath = where(set, '.json');
     await writeJsonAtomic(resultPath, result);
-    const mtebPath = join(options.outDir, `${set.name}.mteb.json`);
+    const mtebPath = where(set, '.mteb.json');
     await writeJsonAtomic(mtebPath, {
       task_name: set.name,
       dataset_revision: set.revision ?? null,
@@ -96,7 +118,7 @@ export async function runBenchmark(
     });
     outputs.push(resultPath, mtebPath);
     log(
-      `${set.name}: ${s.mainMetric} ${(result.mainScore * 100).toFixed(2)} (x100) in ${seconds.toFixed(1)} s`,
+      `${set.name}: ${task.mainMeasure} ${(result.mainScore * 100).toFixed(2)} (x100) in ${seconds.toFixed(1)} s`,
     );
   }
   const keys = results.length
@@ -105,7 +127,7 @@ export async function runBenchmark(
   const average = Object.fromEntries(keys.map((k) => [k, plainMean(results.map((r) => r.scores[k]!))]));
   const summaryPath = join(options.outDir, 'summary.json');
   await writeJsonAtomic(summaryPath, {
-    benchmark: options.benchmark,
+    benchmark: bench.name,
     model: ranker.name,
     average,
     datasets: results.map((r) => ({ dataset: r.dataset, mainMetric: r.mainMetric, scores: r.scores })),
@@ -116,8 +138,9 @@ export async function runBenchmark(
     kind: 'eval-run',
     command: options.command,
     config: {
-      benchmark: options.benchmark,
-      profile: options.profile,
+      benchmark: bench.name,
+      profile: bench.profile,
+      tasks: Object.fromEntries(sets.map((x) => [x.name, tasks.get(x)!.name])),
       task: profile.task,
       topK,
       scoring: options.scoring ?? {},
@@ -131,7 +154,7 @@ export async function runBenchmark(
     outputs,
   });
   return {
-    benchmark: options.benchmark,
+    benchmark: bench.name,
     model: ranker.name,
     results,
     average,

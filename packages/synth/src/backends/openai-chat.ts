@@ -8,6 +8,11 @@
  *   `maxRetries` times, with exponential backoff + full jitter, never sooner than the server's
  *   `Retry-After` / `retry-after-ms`. The SDK's own retries are off so that this is the one
  *   policy. Other 4xx are not retried.
+ * - Fail fast on a dead endpoint: connection failures (nothing listening, DNS, reset before a
+ *   response) are counted across all requests; after `connectionFailureBudget` (default 3) in
+ *   a row with no success in between, every request fails at once with reason `unreachable`
+ *   and a message naming the endpoint, which stops the run (a closed port exits within
+ *   seconds instead of retrying every seed 7 times).
  * - Per-request timeout: `requestTimeoutMs` covers the whole call (headers and body).
  * - Usage: every answer's token usage goes into the ledger; before each request the ledger's
  *   cost cap is checked (`CostCapReached` stops the run cleanly).
@@ -45,6 +50,8 @@ export interface OpenAIChatOptions {
   /** Called before each retry (for logs); messages are already redacted. */
   onRetry?: (info: { attempt: number; reason: string; delayMs: number; endpoint: string }) => void;
   random?: () => number;
+  /** Consecutive connection failures (over all requests) before the endpoint is given up. */
+  connectionFailureBudget?: number;
 }
 
 const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
@@ -72,6 +79,9 @@ export function createOpenAIChatBackend(options: OpenAIChatOptions): SynthesisBa
     random: options.random,
   };
   let next = 0;
+  const failureBudget = options.connectionFailureBudget ?? 3;
+  let consecutiveConnectionFailures = 0;
+  let unreachable: BackendError | null = null;
 
   async function once(
     client: OpenAI,
@@ -117,6 +127,18 @@ export function createOpenAIChatBackend(options: OpenAIChatOptions): SynthesisBa
     }
   }
 
+  /** The low-level cause of a connection error (`connect ECONNREFUSED 127.0.0.1:9`), if any. */
+  function connectionCause(err: unknown): string {
+    let e: unknown = err;
+    for (let depth = 0; depth < 4 && e; depth++) {
+      const code = (e as { code?: string }).code;
+      const msg = (e as Error).message;
+      if (code && msg) return msg;
+      e = (e as { cause?: unknown }).cause;
+    }
+    return (err as Error).message ?? String(err);
+  }
+
   /** Classifies an error: [reason, retryable, retry-after ms]. */
   function classify(err: unknown): [string, boolean, number | undefined] {
     if (err instanceof BackendError) return [err.reason, err.reason !== 'cost-cap', undefined];
@@ -137,14 +159,30 @@ export function createOpenAIChatBackend(options: OpenAIChatOptions): SynthesisBa
       let attempt = 0;
       for (;;) {
         options.ledger?.check();
+        if (unreachable) throw unreachable;
         const i = next++ % clients.length;
         try {
           const r = await once(clients[i]!, req, signal);
+          consecutiveConnectionFailures = 0;
           options.ledger?.add(r.usage);
           return { ...r, attempts: attempt + 1 };
         } catch (err) {
           const [reason, retryable, after] = classify(err);
           const message = clean((err as Error).message ?? String(err));
+          if (reason === 'connection') {
+            consecutiveConnectionFailures++;
+            if (consecutiveConnectionFailures >= failureBudget && !unreachable) {
+              const cause = clean(connectionCause(err));
+              unreachable = new BackendError(
+                `cannot reach ${options.baseURLs.join(', ')}: ${consecutiveConnectionFailures} connection failures in a row (${cause})`,
+                'unreachable',
+                attempt + 1,
+              );
+            }
+            if (unreachable) throw unreachable;
+          } else {
+            consecutiveConnectionFailures = 0; // something answered, even if badly
+          }
           if (!retryable || attempt >= maxRetries || signal?.aborted)
             throw new BackendError(
               `${reason}: ${message} (after ${attempt + 1} attempts)`,

@@ -16,5 +16,10 @@ export interface JudgeInput {
 
 export interface Judge {
   readonly name: string;
+  /** Pass threshold on `score`; part of the verdict's identity (a cached verdict made with
+   * another judge or threshold is redone). */
+  readonly threshold: number;
+  /** The highest score this judge gives (a threshold above it rejects everything). */
+  readonly maxScore: number;
   judge(input: JudgeInput, signal?: AbortSignal): Promise<Verification>;
 }

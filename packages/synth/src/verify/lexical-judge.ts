@@ -81,6 +81,9 @@ export function createLexicalJudge(threshold = 0.25, options: { useMetadata?: bo
   const name = meta ? 'lexical-metadata' : 'lexical';
   return {
     name,
+    threshold,
+    // each document scores in [-1, 1] without length constraints, so score(D-) - score(D+) <= 2
+    maxScore: 2,
     async judge(input: JudgeInput): Promise<Verification> {
       const cs = clauses(input.newInstruction, input.query);
       const t = lexicalScore(input.target, cs, meta);

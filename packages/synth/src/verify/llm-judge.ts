@@ -34,6 +34,8 @@ export function createLlmJudge(backend: SynthesisBackend, threshold = 1): Judge 
   const chat = backend.chat.bind(backend);
   return {
     name: `llm:${backend.model}`,
+    threshold,
+    maxScore: 1, // the share of candidates judged right
     async judge(input: JudgeInput, signal?: AbortSignal): Promise<Verification> {
       const cands = [
         { role: 'target', p: input.target },

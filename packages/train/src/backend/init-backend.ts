@@ -8,8 +8,8 @@
  * (`auto` | `tensorflow-gpu` | `tensorflow` | `wasm` | `cpu`). An explicit choice that cannot be
  * loaded is an error, never a silent fallback.
  */
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { detectCudaDevice } from '@dv/core';
 import { tf } from './tf.js';
 
 const require = createRequire(import.meta.url);
@@ -46,11 +46,15 @@ function loadNative(pkg: string): () => Promise<void> {
 /** Fastest first; `auto` walks this order. */
 const candidates = Object.freeze({
   'tensorflow-gpu': {
-    precheck: () =>
-      existsSync('/proc/driver/nvidia/version') || process.env.CUDA_VISIBLE_DEVICES
-        ? undefined
-        : 'no CUDA device',
-    load: loadNative('@tensorflow/tfjs-node-gpu'),
+    precheck: () => {
+      const d = detectCudaDevice();
+      return d.present ? undefined : `no CUDA device (${d.evidence})`;
+    },
+    load: async () => {
+      // TensorFlow takes all GPU memory at start unless told to grow (untested here: no GPU).
+      process.env.TF_FORCE_GPU_ALLOW_GROWTH ??= 'true';
+      await loadNative('@tensorflow/tfjs-node-gpu')();
+    },
   },
   tensorflow: { load: loadNative('@tensorflow/tfjs-node') },
   wasm: {

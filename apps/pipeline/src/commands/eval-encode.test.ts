@@ -1,0 +1,171 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createMiniEncoder, exportHuggingFace, initBackend, trainWordPiece } from '@dv/train';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const cli = join(here, '..', 'cli.ts');
+const exec = promisify(execFile);
+
+async function dv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(
+      process.execPath,
+      ['--conditions=@dv/source', '--import', 'tsx', cli, ...args],
+      {
+        cwd: join(here, '..', '..'),
+        env: { ...process.env, npm_lifecycle_event: '', DV_PROGRESS: 'silent' },
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('dv eval encode + dv eval run --embeddings', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dv-eval-encode-'));
+  const words = ['bass', 'trout', 'guitar', 'viola', 'perch', 'cello'];
+  const corpus = Array.from({ length: 37 }, (_, i) => ({
+    docid: `doc-${i}`,
+    title: words[i % 6]!,
+    text: `${words[(i * 5) % 6]} is a ${i % 2 ? 'fish' : 'string instrument'}${' indeed'.repeat(i % 4)}`,
+  }));
+  const set = {
+    name: 'tiny-mair',
+    corpus,
+    queries: words
+      .slice(0, 4)
+      .map((w, i) => ({ id: `q${i}`, query: w, instructions: { og: i % 2 ? 'a fish' : 'an instrument' } })),
+    qrels: {
+      og: Object.fromEntries(
+        words.slice(0, 4).map((_, i) => [`q${i}`, { [`doc-${i}`]: 1, [`doc-${i + 6}`]: 1 }]),
+      ),
+    },
+  };
+  const setFile = join(dir, 'set.json');
+  const corpusFile = join(dir, 'corpus.jsonl');
+  writeFileSync(setFile, JSON.stringify(set));
+  writeFileSync(corpusFile, `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
+  const model = join(dir, 'model');
+
+  beforeAll(async () => {
+    await initBackend();
+    const tok = await trainWordPiece(
+      corpus.map((d) => `${d.title} ${d.text}`),
+      { vocabSize: 50 },
+    );
+    writeFileSync(join(dir, 'tokenizer.json'), tok.json);
+    const enc = createMiniEncoder('mini-bert', {
+      vocabSize: tok.vocabSize,
+      seed: 3,
+      overrides: { num_hidden_layers: 1, pad_token_id: tok.padId },
+    });
+    await exportHuggingFace(model, {
+      config: enc.config,
+      weights: enc.toWeights(),
+      tokenizerJson: join(dir, 'tokenizer.json'),
+      pooling: 'cls',
+      normalize: true,
+      withOnnx: true,
+    });
+    enc.dispose();
+  }, 120_000);
+
+  const encode = (shard: string, out: string, extra: string[] = []) =>
+    dv([
+      'eval',
+      'encode',
+      '--model',
+      `onnx:${model}`,
+      '--corpus',
+      corpusFile,
+      '--shard',
+      shard,
+      '--out',
+      out,
+      '--batch-size',
+      '4',
+      ...extra,
+    ]);
+  const run = (out: string, extra: string[]) =>
+    dv([
+      'eval',
+      'run',
+      '--benchmark',
+      'mair',
+      '--model',
+      `onnx:${model}`,
+      '--set',
+      setFile,
+      '--out',
+      out,
+      '--top-k',
+      '10',
+      ...extra,
+    ]);
+
+  it('shards encoded separately and merged rank byte-identically to one unsharded encoding', async () => {
+    const one = join(dir, 'emb-1');
+    const four = join(dir, 'emb-4');
+    const r1 = await encode('0/1', one);
+    expect(r1.code, r1.stderr).toBe(0);
+    expect(r1.stderr).toMatch(/onnxruntime: CPU execution provider; CUDA not used/);
+    expect(r1.stderr).toMatch(/shard 0\/1: rows 0-37 of 37/);
+    const shards = await Promise.all(['0/4', '1/4', '2/4', '3/4'].map((s) => encode(s, four)));
+    for (const s of shards) expect(s.code, s.stderr).toBe(0);
+    expect(readdirSync(four).filter((f) => f.endsWith('.npy'))).toHaveLength(4);
+    const again = await encode('2/4', four);
+    expect(again.stderr).toMatch(/already complete, nothing encoded/);
+
+    const [a, b, plain] = await Promise.all([
+      run(join(dir, 'run-1'), ['--embeddings', one]),
+      run(join(dir, 'run-4'), ['--embeddings', four]),
+      run(join(dir, 'run-plain'), ['--cache-dir', join(dir, 'cache')]),
+    ]);
+    for (const r of [a, b, plain]) expect(r.code, r.stderr).toBe(0);
+    const runFile = (d: string) => readFileSync(join(dir, d, 'tiny-mair', 'og.run'), 'utf8');
+    expect(runFile('run-4')).toBe(runFile('run-1'));
+    expect(runFile('run-1').split('\n').length).toBeGreaterThan(30);
+    const score = (d: string) => JSON.parse(readFileSync(join(dir, d, 'tiny-mair.json'), 'utf8')).scores;
+    expect(score('run-4')).toEqual(score('run-1'));
+    // Encoding the whole corpus in one call batches it the same way (32 per call): same ranking.
+    const docsOf = (d: string) =>
+      runFile(d)
+        .split('\n')
+        .map((l) => l.split(' ').slice(0, 3).join(' '));
+    expect(docsOf('run-plain')).toEqual(docsOf('run-1'));
+    expect(JSON.parse(readFileSync(join(dir, 'run-4', 'manifest.json'), 'utf8')).config.embeddings).toBe(
+      four,
+    );
+  }, 120_000);
+
+  it('refuses embeddings made with another formatter, and a missing shard, as data errors', async () => {
+    const r = await run(join(dir, 'run-x'), [
+      '--embeddings',
+      join(dir, 'emb-1'),
+      '--document-prefix',
+      'passage: ',
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/emb-1: the embeddings were made by .* the model given is/);
+    const partial = join(dir, 'emb-partial');
+    await encode('1/3', partial);
+    const p = await run(join(dir, 'run-y'), ['--embeddings', partial]);
+    expect(p.code).toBe(1);
+    expect(p.stderr).toMatch(/missing shards 0\/3, 2\/3 \(of 3\)/);
+    expect(p.stderr).not.toMatch(/at .*\.ts:\d+/);
+  }, 60_000);
+
+  it('bad usage exits 2', async () => {
+    expect((await encode('4/4', join(dir, 'z'))).code).toBe(2);
+    expect(
+      (await dv(['eval', 'encode', '--model', 'bm25', '--corpus', corpusFile, '--out', join(dir, 'z')])).code,
+    ).toBe(2);
+  });
+});

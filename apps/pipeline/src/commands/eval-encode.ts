@@ -1,0 +1,153 @@
+/**
+ * `dv eval encode`: one shard of corpus embeddings (@dv/eval `encodeCorpusShard`), and the
+ * `--embeddings DIR` hook of `dv eval run` that ranks with merged shards instead of encoding
+ * the corpus again. Thin: the library owns the format, the checks and the resume rule.
+ */
+import { resolve } from 'node:path';
+import { createProgress, DataError, FormatterSettings } from '@dv/core';
+import {
+  createRanker,
+  DenseRanker,
+  detectOrtProviders,
+  encodeCorpusShard,
+  PrecomputedDocumentsEncoder,
+  parseShardSpec,
+  type Ranker,
+  readEmbeddingShards,
+} from '@dv/eval';
+import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
+
+function positiveInt(ctx: CommandContext, name: string): number | undefined {
+  const v = ctx.values[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--${name} must be a positive integer, got '${String(v)}'`);
+  return n;
+}
+
+export const encodeCommand: Command = {
+  name: 'encode',
+  summary: 'encode one shard of a corpus into .npy embeddings',
+  usage: '--model SPEC --corpus FILE [--shard i/n] --out DIR [--batch-size N] [--threads N]',
+  description: `Encodes shard i of n (0-based) of a corpus with a dense model and writes, into --out:
+  embeddings-IIIII-of-NNNNN.npy     float32 (rows, dim), loads with numpy.load
+  ids-IIIII-of-NNNNN.jsonl          {"docid", "textSha256"} per row, in row order
+  shard-IIIII-of-NNNNN.manifest.json  encoder identity, corpus digest, row range, file digests
+The corpus is a Passage JSONL (docid, title, text; BEIR's _id works too). Shards cut the corpus
+on whole batches, so merged shards equal one unsharded run byte for byte; run the shards on any
+number of machines into one folder (or copy them together), then
+'dv eval run --benchmark B --model SPEC --embeddings DIR' searches with them.
+A finished shard is not encoded again. Use the formatter options of the later 'dv eval run'.
+ONNX models use the CUDA execution provider when there is a CUDA device and onnxruntime-node's
+CUDA provider is installed (DV_ORT_PROVIDER=auto|cpu|cuda), else the CPU, and say which.`,
+  options: {
+    model: {
+      type: 'string',
+      description: 'dense model spec: onnx:DIR, tfjs:DIR, openai:MODEL',
+      valueName: 'SPEC',
+    },
+    corpus: { type: 'string', description: 'Passage JSONL', valueName: 'FILE' },
+    shard: { type: 'string', description: 'which shard, 0-based', valueName: 'i/n', default: '0/1' },
+    out: { type: 'string', description: 'output folder', valueName: 'DIR' },
+    'batch-size': {
+      type: 'string',
+      description: 'texts per encoder call (same for every shard)',
+      valueName: 'N',
+      default: '32',
+    },
+    threads: { type: 'string', description: 'onnxruntime intra-op threads', valueName: 'N' },
+    'query-prefix': { type: 'string', description: 'model prompt before each query', valueName: 'TEXT' },
+    'document-prefix': {
+      type: 'string',
+      description: 'model prompt before each document',
+      valueName: 'TEXT',
+    },
+    'instruction-first': { type: 'boolean', description: 'put the instruction before the query' },
+  },
+  async run(ctx) {
+    const spec = requireString(ctx, 'model');
+    const corpus = resolve(requireString(ctx, 'corpus'));
+    const out = resolve(requireString(ctx, 'out'));
+    let shard: ReturnType<typeof parseShardSpec>;
+    try {
+      shard = parseShardSpec(String(ctx.values.shard));
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const batchSize = positiveInt(ctx, 'batch-size') ?? 32;
+    const threads = positiveInt(ctx, 'threads');
+    let providers: string[] | undefined;
+    if (spec.startsWith('onnx:')) {
+      let choice: ReturnType<typeof detectOrtProviders>;
+      try {
+        choice = detectOrtProviders(process.env);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+      ctx.stderr.write(`${choice.message}\n`);
+      providers = choice.providers;
+    }
+    let ranker: Ranker;
+    try {
+      ranker = await createRanker(spec, {
+        env: process.env,
+        formatter: formatterFrom(ctx),
+        ortProviders: providers,
+        batchSize,
+        threads,
+      });
+    } catch (err) {
+      if (err instanceof DataError) throw err;
+      throw new UsageError((err as Error).message);
+    }
+    if (!(ranker instanceof DenseRanker))
+      throw new UsageError(`--model ${spec} is not a dense encoder; nothing to encode`);
+    let progress: ReturnType<typeof createProgress> | null = null;
+    const r = await encodeCorpusShard({
+      encoder: ranker.encoder,
+      corpus,
+      shard,
+      out,
+      batchSize,
+      command: process.argv.slice(2),
+      onProgress: (done, total) => {
+        progress ??= createProgress({
+          label: `encode shard ${shard.index}/${shard.count}`,
+          total,
+          unit: 'texts',
+        });
+        progress.update(done);
+      },
+    });
+    (progress as ReturnType<typeof createProgress> | null)?.done();
+    await ranker.encoder.close?.();
+    const i = r.info;
+    const what = r.skipped ? 'already complete, nothing encoded' : `encoded in ${r.seconds.toFixed(1)} s`;
+    ctx.stderr.write(
+      `shard ${shard.index}/${shard.count}: rows ${i.start}-${i.end} of ${i.total} (dim ${i.dim}), ${what}\n` +
+        `wrote ${i.files.embeddings}, ${i.files.ids} and ${r.manifest} in ${out}\n`,
+    );
+    return 0;
+  },
+};
+
+/** The formatter options shared with `dv eval run`. */
+export function formatterFrom(ctx: CommandContext): FormatterSettings {
+  return FormatterSettings.parse({
+    queryPrefix: ctx.values['query-prefix'] ?? '',
+    documentPrefix: ctx.values['document-prefix'] ?? '',
+    instructionFirst: Boolean(ctx.values['instruction-first']),
+  });
+}
+
+/**
+ * `dv eval run --embeddings DIR`: the same model for queries, merged shards for documents.
+ * Any mismatch (other model, formatter, a document not encoded) is a user error.
+ */
+export async function rankerWithEmbeddings(ranker: Ranker, dir: string): Promise<Ranker> {
+  if (!(ranker instanceof DenseRanker))
+    throw new UsageError('--embeddings needs a dense --model (the one that encoded them)');
+  const store = await readEmbeddingShards(dir);
+  return new DenseRanker(new PrecomputedDocumentsEncoder(ranker.encoder, store));
+}

@@ -1,0 +1,164 @@
+/**
+ * Corpus encoding throughput of one exported model (a @dv/train HF folder with its ONNX graph):
+ * our path (`encodeCorpusShard` with `OnnxEncoder`: tokenizers + onnxruntime-node, .npy out)
+ * against sentence-transformers on PyTorch loading the same folder, in the same run, with the
+ * same threads, batch size and max length. Model load is untimed on both sides (ours: session +
+ * tokenizer; theirs: a warm-up batch). Writes the encode section of docs/benchmarks.md.
+ * Python reference: DV_BENCH_PYTHON, else <repo>/.venv-ref/bin/python (pnpm setup:reference).
+ * Sizes: DV_BENCH_DOCS (default 1024) documents, DV_BENCH_ROUNDS (default 3) rounds; the rounds
+ * alternate ours / reference so both see the same machine load, and each side's fastest counts.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createRng, formatDocument } from '@dv/core';
+import { createMiniEncoder, exportHuggingFace, initBackend, trainWordPiece } from '@dv/train';
+import { encodeCorpusShard, OnnxEncoder, parseNpyFloat32, readEmbeddingShards } from '../src/index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '..', '..', '..');
+const python = process.env.DV_BENCH_PYTHON ?? join(repo, '.venv-ref', 'bin', 'python');
+if (!existsSync(python)) {
+  console.log(`skipping the encode benchmark: no ${python} (pnpm setup:reference)`);
+  process.exit(0);
+}
+const loadAtStart = loadavg()[0]!;
+const work = mkdtempSync(join(tmpdir(), 'dv-encode-bench-'));
+const THREADS = 2;
+const BATCH = 64;
+const MAX_LEN = 128;
+const DOCS = Number(process.env.DV_BENCH_DOCS ?? 1024);
+const ROUNDS = Number(process.env.DV_BENCH_ROUNDS ?? 3);
+
+// A corpus of dictionary-like entries (~40-90 word pieces each).
+const rng = createRng(3);
+const vocab = Array.from({ length: 600 }, (_, i) => `w${(i * 7919) % 10007}`);
+const docs = Array.from({ length: DOCS }, (_, i) => ({
+  docid: `d${i}`,
+  title: rng.choice(vocab),
+  text: Array.from({ length: 30 + rng.int(40) }, () => rng.choice(vocab)).join(' '),
+}));
+const corpus = join(work, 'corpus.jsonl');
+writeFileSync(corpus, `${docs.map((d) => JSON.stringify(d)).join('\n')}\n`);
+const texts = docs.map((d) => formatDocument({}, d));
+const textsPath = join(work, 'texts.jsonl');
+writeFileSync(textsPath, `${texts.map((t) => JSON.stringify(t)).join('\n')}\n`);
+
+// Config B of the training benchmark: 4 layers, hidden 256, 4 heads.
+await initBackend();
+const tok = await trainWordPiece(texts.slice(0, 2000), { vocabSize: 2000 });
+writeFileSync(join(work, 'tokenizer.json'), tok.json);
+const enc = createMiniEncoder('mini-bert', {
+  vocabSize: tok.vocabSize,
+  seed: 1,
+  overrides: {
+    num_hidden_layers: 4,
+    hidden_size: 256,
+    num_attention_heads: 4,
+    intermediate_size: 1024,
+    pad_token_id: tok.padId,
+    max_position_embeddings: 512,
+  },
+});
+const model = join(work, 'model');
+await exportHuggingFace(model, {
+  config: enc.config,
+  weights: enc.toWeights(),
+  tokenizerJson: join(work, 'tokenizer.json'),
+  pooling: 'cls',
+  normalize: true,
+  withOnnx: true,
+});
+enc.dispose();
+
+const encoder = await OnnxEncoder.fromDir(model, { threads: THREADS, batchSize: BATCH, maxLength: MAX_LEN });
+await encoder.encodeDocuments(texts.slice(0, BATCH)); // warm-up
+type RefRound = {
+  seconds: number;
+  rows: number;
+  dim: number;
+  torch: string;
+  sentence_transformers: string;
+  threads: number;
+};
+const child = spawn(
+  python,
+  [join(here, 'reference_encode.py'), model, textsPath, String(THREADS), String(BATCH), String(MAX_LEN)],
+  {
+    env: {
+      ...process.env,
+      OMP_NUM_THREADS: String(THREADS),
+      TOKENIZERS_PARALLELISM: 'false',
+      HF_HUB_OFFLINE: '1',
+    },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  },
+);
+const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+const nextJson = async () => {
+  for (;;) {
+    const r = await lines.next();
+    if (r.done) throw new Error('the Python reference exited early');
+    if (r.value.trim().startsWith('{')) return JSON.parse(r.value) as Record<string, unknown>;
+  }
+};
+await nextJson(); // ready (model loaded, warmed up)
+const oursRounds: number[] = [];
+const refRounds: RefRound[] = [];
+let shard: Awaited<ReturnType<typeof encodeCorpusShard>> | undefined;
+for (let r = 0; r < ROUNDS; r++) {
+  const t0 = performance.now();
+  shard = await encodeCorpusShard({
+    encoder,
+    corpus,
+    shard: { index: 0, count: 1 },
+    out: join(work, `emb-${r}`),
+    batchSize: BATCH,
+  });
+  oursRounds.push((performance.now() - t0) / 1000);
+  child.stdin.write('go\n');
+  refRounds.push((await nextJson()) as unknown as RefRound);
+  console.log(
+    `round ${r + 1}: ours ${oursRounds.at(-1)!.toFixed(2)} s, sentence-transformers ${refRounds.at(-1)!.seconds.toFixed(2)} s`,
+  );
+}
+child.stdin.end();
+const ours = Math.min(...oursRounds);
+const ref = { ...refRounds[0]!, seconds: Math.min(...refRounds.map((x) => x.seconds)) };
+const store = await readEmbeddingShards(join(work, 'emb-0'));
+console.log(`ours: ${DOCS} docs in ${ours.toFixed(2)} s (${shard!.info.dim} dims)`);
+const refM = parseNpyFloat32(readFileSync(`${textsPath}.ref.npy`), 'ref.npy');
+let maxDiff = 0;
+for (let i = 0; i < refM.data.length; i++)
+  maxDiff = Math.max(maxDiff, Math.abs(refM.data[i]! - store.matrix[i]!));
+console.log(`sentence-transformers: ${ref.seconds.toFixed(2)} s; max |diff| ${maxDiff.toExponential(2)}`);
+
+const speedup = ref.seconds / ours;
+const rate = (s: number) => Math.round(DOCS / s).toLocaleString('en-US');
+const section = [
+  '## @dv/eval: corpus encoding throughput (sharded encoding vs sentence-transformers)',
+  '',
+  `Measured ${new Date().toISOString().slice(0, 10)} with \`pnpm -F @dv/eval bench\` (encode-bench.ts; Node ${process.version}, ${cpus().length} cores; 1-minute load average ${loadAtStart.toFixed(1)} at the start${loadAtStart > 2 * cpus().length ? `: the machine was oversubscribed (other jobs held the cores), both sides ran at a fraction of their idle speed and the ratio is not the idle-machine figure: rerun when the machine is quiet` : loadAtStart > 1.5 ? ', so other jobs shared the cores: read the ratio, measured in the same run' : ''}; OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'unset'}).`,
+  '',
+  `One exported model (@dv/train \`exportHuggingFace\` with ONNX: mini-bert, 4 layers, hidden 256, 4 heads, CLS pooling + normalisation; config B of the training benchmark), ${DOCS.toLocaleString('en-US')} documents of 31-70 words (up to ${MAX_LEN} word pieces), batch ${BATCH}, ${THREADS} threads on both sides, model load untimed on both; fastest of ${ROUNDS} rounds per side, the rounds alternating ours / reference so both meet the same load. Ours: \`dv eval encode\`'s library call \`encodeCorpusShard\` with \`OnnxEncoder\` (tokenizers + onnxruntime-node ${'1.30.0'}, CPU provider), writing the .npy shard. Reference: sentence-transformers ${ref.sentence_transformers} on torch ${ref.torch} (${ref.threads} threads) loading the same folder, \`model.encode\`. Largest |difference| between the two embedding matrices: ${maxDiff.toExponential(1)}.`,
+  '',
+  '| implementation | time | docs/s | speed vs PyTorch |',
+  '|---|---|---|---|',
+  `| sentence-transformers (PyTorch) | ${ref.seconds.toFixed(2)} s | ${rate(ref.seconds)} | 1.00x |`,
+  `| @dv/eval encodeCorpusShard (onnxruntime-node) | ${ours.toFixed(2)} s | ${rate(ours)} | ${speedup.toFixed(2)}x |`,
+  '',
+  `Target >= 2x: ${speedup >= 2 ? 'met' : 'not met'} in this run${speedup < 2 && loadAtStart > 2 * cpus().length ? ' (oversubscribed machine, see above)' : ''}. Command: \`pnpm -F @dv/eval bench\` (or \`cd packages/eval && tsx --conditions=@dv/source bench/encode-bench.ts\`).`,
+  '',
+].join('\n');
+const doc = join(repo, 'docs', 'benchmarks.md');
+const text = readFileSync(doc, 'utf8');
+const start = '<!-- bench:encode:start -->';
+const end = '<!-- bench:encode:end -->';
+const next = text.includes(start)
+  ? `${text.slice(0, text.indexOf(start) + start.length)}\n${section}${text.slice(text.indexOf(end))}`
+  : `${text.trimEnd()}\n\n${start}\n${section}${end}\n`;
+writeFileSync(doc, next);
+console.log(`speed ${speedup.toFixed(2)}x; wrote the encode section of ${doc}`);

@@ -1,0 +1,171 @@
+/**
+ * Encodes shard `i/n` of a corpus with any dense `Encoder` and writes it as `.npy` + ids +
+ * manifest (schema `EmbeddingShardInfo` in @dv/core), so that n machines can each encode one
+ * shard of a large corpus and `readEmbeddingShards` merges them.
+ *
+ * Corpus: a JSONL of `Passage` records (`docid`, `title`, `text`; BEIR's `_id` is accepted too),
+ * docids unique. Each document is formatted with the encoder's formatter (the one formatter of
+ * @dv/core), then rows [start, end) of `shardRange` are encoded in calls of `batchSize` texts.
+ * Files go to `out` atomically, the manifest last: a shard whose manifest exists is complete.
+ * Re-running a finished shard with the same encoder and corpus does nothing (`skipped`); a
+ * shard made by another encoder or from another corpus file is refused, never overwritten.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  canonicalJson,
+  DataError,
+  EmbeddingShardInfo,
+  EmbeddingShardRow,
+  formatDocument,
+  hashFile,
+  Passage,
+  RunManifest,
+  readJsonlWithLines,
+  sha256,
+  writeBytesAtomic,
+  writeJsonl,
+  writeManifest,
+} from '@dv/core';
+import { z } from 'zod';
+import type { Encoder } from '../encoders/encoder.js';
+import { npyBytes } from './npy.js';
+import { type ShardSpec, shardRange, shardStem } from './shard-range.js';
+
+export interface EncodeCorpusShardOptions {
+  encoder: Encoder;
+  /** Passage JSONL. */
+  corpus: string;
+  shard: ShardSpec;
+  /** Output folder (shared by all shards, or one per shard: both merge). */
+  out: string;
+  /** Texts per encoder call (default 32); every shard of one corpus must use the same. */
+  batchSize?: number;
+  /** Rows encoded so far in this shard, after each encoder call. */
+  onProgress?: (done: number, total: number) => void;
+  command?: string[];
+}
+
+export interface EncodeCorpusShardResult {
+  info: EmbeddingShardInfo;
+  manifest: string;
+  /** True when a complete, matching shard was already there. */
+  skipped: boolean;
+  seconds: number;
+}
+
+/** BEIR corpora name the id `_id`; ours `docid`. */
+const CorpusRow = z.preprocess((v) => {
+  if (v && typeof v === 'object' && !('docid' in v) && '_id' in v) {
+    const { _id, ...rest } = v as Record<string, unknown>;
+    return { docid: _id, ...rest };
+  }
+  return v;
+}, Passage);
+
+/** File names of shard `s`. */
+export function shardFiles(shard: ShardSpec): { embeddings: string; ids: string; manifest: string } {
+  const stem = shardStem(shard);
+  return {
+    embeddings: `embeddings-${stem}.npy`,
+    ids: `ids-${stem}.jsonl`,
+    manifest: `shard-${stem}.manifest.json`,
+  };
+}
+
+/** What identifies an encoder's vectors (compared across shards and with `--model`). */
+export function encoderIdentity(encoder: Encoder): EmbeddingShardInfo['encoder'] {
+  return {
+    name: encoder.name,
+    dim: encoder.dim,
+    settings: { ...encoder.settings },
+    formatter: encoder.formatter,
+  };
+}
+
+async function countRows(path: string): Promise<number> {
+  let n = 0;
+  for await (const _ of readJsonlWithLines(path, CorpusRow, {
+    uniqueBy: (p) => p.docid,
+    uniqueName: 'docid',
+  }))
+    n++;
+  return n;
+}
+
+export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<EncodeCorpusShardResult> {
+  const t0 = performance.now();
+  const corpusPath = resolve(o.corpus);
+  if (!existsSync(corpusPath)) throw new DataError('corpus file not found', corpusPath);
+  const batchSize = o.batchSize ?? 32;
+  const total = await countRows(corpusPath);
+  const { start, end } = shardRange(total, batchSize, o.shard);
+  const files = shardFiles(o.shard);
+  const info = EmbeddingShardInfo.parse({
+    kind: 'embedding-shard',
+    shard: o.shard,
+    start,
+    end,
+    total,
+    dim: o.encoder.dim,
+    batchSize,
+    encoder: encoderIdentity(o.encoder),
+    corpus: { path: corpusPath, sha256: (await hashFile(corpusPath)).sha256, rows: total },
+    files: { embeddings: files.embeddings, ids: files.ids },
+  });
+  const manifestPath = join(o.out, files.manifest);
+  if (existsSync(manifestPath)) {
+    const old = EmbeddingShardInfo.parse(
+      RunManifest.parse(JSON.parse(readFileSync(manifestPath, 'utf8'))).config,
+    );
+    const same = (a: EmbeddingShardInfo, b: EmbeddingShardInfo) =>
+      canonicalJson({ ...a, corpus: { ...a.corpus, path: '' } }) ===
+      canonicalJson({ ...b, corpus: { ...b.corpus, path: '' } });
+    if (!same(old, info))
+      throw new DataError(
+        'a different shard is already here (other encoder, corpus, batch size or shard count); use another --out',
+        manifestPath,
+      );
+    return { info: old, manifest: manifestPath, skipped: true, seconds: (performance.now() - t0) / 1000 };
+  }
+  const rows: EmbeddingShardRow[] = [];
+  const texts: string[] = [];
+  let i = 0;
+  for await (const { value } of readJsonlWithLines(corpusPath, CorpusRow)) {
+    if (i >= start && i < end) {
+      const text = formatDocument(o.encoder.formatter, value);
+      texts.push(text);
+      rows.push({ docid: value.docid, textSha256: sha256(text) });
+    }
+    if (++i >= end) break;
+  }
+  const dim = o.encoder.dim;
+  const matrix = new Float32Array(texts.length * dim);
+  for (let s = 0; s < texts.length; s += batchSize) {
+    const part = await o.encoder.encodeDocuments(texts.slice(s, s + batchSize));
+    if (part.length !== Math.min(batchSize, texts.length - s) * dim)
+      throw new Error(
+        `${o.encoder.name} returned ${part.length} floats for ${Math.min(batchSize, texts.length - s)} texts of dim ${dim}`,
+      );
+    matrix.set(part, s * dim);
+    o.onProgress?.(Math.min(texts.length, s + batchSize), texts.length);
+  }
+  const npyPath = join(o.out, files.embeddings);
+  const idsPath = join(o.out, files.ids);
+  writeBytesAtomic(npyPath, npyBytes(matrix, dim));
+  await writeJsonl(idsPath, rows, EmbeddingShardRow);
+  const seconds = (performance.now() - t0) / 1000;
+  const manifest = await writeManifest(
+    o.out,
+    {
+      kind: 'embedding-shard',
+      command: o.command,
+      config: info,
+      formatter: o.encoder.formatter,
+      timings: { seconds },
+      outputs: [npyPath, idsPath],
+    },
+    files.manifest,
+  );
+  return { info, manifest, skipped: false, seconds };
+}

@@ -1,0 +1,213 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sha256 } from '@dv/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OnnxEncoder } from '../encoders/onnx-encoder.js';
+import { DenseRanker } from '../search/ranker.js';
+import { miniModelFolder } from '../test-utils/mini-model.js';
+import { encodeCorpusShard, shardFiles } from './encode-corpus-shard.js';
+import { npyHeader, parseNpyFloat32 } from './npy.js';
+import { PrecomputedDocumentsEncoder } from './precomputed-documents-encoder.js';
+import { readEmbeddingShards } from './read-embedding-shards.js';
+import { parseShardSpec, shardRange } from './shard-range.js';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+
+describe('shardRange', () => {
+  it('deals whole batches out contiguously and tiles the corpus', () => {
+    // 10 rows, batches of 4 -> batches [0,4) [4,8) [8,10); two shards take 1 and 2 batches.
+    expect(shardRange(10, 4, { index: 0, count: 2 })).toEqual({ start: 0, end: 4 });
+    expect(shardRange(10, 4, { index: 1, count: 2 })).toEqual({ start: 4, end: 10 });
+    for (const [total, b, n] of [
+      [23, 4, 3],
+      [5, 8, 4],
+      [0, 2, 2],
+      [100, 1, 7],
+    ] as const) {
+      let next = 0;
+      for (let i = 0; i < n; i++) {
+        const r = shardRange(total, b, { index: i, count: n });
+        expect(r.start).toBe(next);
+        expect(r.start % b).toBe(0);
+        next = r.end;
+      }
+      expect(next).toBe(total);
+    }
+  });
+
+  it('parses i/n (0-based) and rejects the rest', () => {
+    expect(parseShardSpec('2/8')).toEqual({ index: 2, count: 8 });
+    for (const bad of ['8/8', '1', 'a/b', '-1/2', '0/0']) expect(() => parseShardSpec(bad)).toThrow(/i\/n/);
+  });
+});
+
+describe('npy', () => {
+  it('writes the version 1.0 header numpy writes, data 64-byte aligned', () => {
+    const h = npyHeader(3, 4);
+    expect(h.length % 64).toBe(0);
+    const text = new TextDecoder('latin1').decode(h.subarray(10));
+    // numpy.lib.format.write_array_header_1_0 for float32 (3, 4): this dict, space padding, '\n'.
+    expect(text.trimEnd()).toBe("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }");
+    expect(text.endsWith('\n')).toBe(true);
+    expect([...h.subarray(0, 8)]).toEqual([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
+    expect(new DataView(h.buffer).getUint16(8, true)).toBe(h.length - 10);
+  });
+
+  it('rejects a float64 file, naming it', () => {
+    const h = npyHeader(1, 1);
+    const bad = new TextDecoder('latin1').decode(h).replace('<f4', '<f8');
+    const bytes = Uint8Array.from(bad, (c) => c.charCodeAt(0));
+    expect(() => parseNpyFloat32(bytes, 'x.npy')).toThrow(/x\.npy: .*float32/);
+  });
+});
+
+describe('corpus encoding in shards', () => {
+  let encoder: OnnxEncoder;
+  const root = mkdtempSync(join(tmpdir(), 'dv-shards-'));
+  const docs = Array.from({ length: 23 }, (_, i) => ({
+    docid: `d${i}`,
+    title: ['bass', 'trout', 'guitar'][i % 3]!,
+    text: `the ${['fish', 'string instrument', 'viola'][i % 3]} ${'very '.repeat(i % 5)}number ${i}`,
+  }));
+  const corpus = join(root, 'corpus.jsonl');
+  writeFileSync(corpus, docs.map((d) => JSON.stringify(d)).join('\n'));
+
+  beforeAll(async () => {
+    const m = await miniModelFolder('mini-bert', 'cls', { backend: 'cpu' });
+    encoder = await OnnxEncoder.fromDir(m.dir, { batchSize: 4 });
+  }, 120_000);
+
+  it('3 merged shards are byte-identical to one unsharded run, and search gives the same run', async () => {
+    const one = join(root, 'one');
+    const three = join(root, 'three');
+    await encodeCorpusShard({ encoder, corpus, shard: { index: 0, count: 1 }, out: one, batchSize: 4 });
+    // Shards in any order, into one folder.
+    for (const i of [2, 0, 1])
+      await encodeCorpusShard({ encoder, corpus, shard: { index: i, count: 3 }, out: three, batchSize: 4 });
+    const [a, b] = [await readEmbeddingShards(one), await readEmbeddingShards(three)];
+    expect(b.shards).toBe(3);
+    expect(b.ids).toEqual(docs.map((d) => d.docid));
+    expect(sha256(new Uint8Array(b.matrix.buffer))).toBe(sha256(new Uint8Array(a.matrix.buffer)));
+    // Shard sizes differ (batches of 4 over 3 shards: 8, 8, 7 rows), so the identity is not trivial.
+    const sizes = [0, 1, 2].map((i) => shardRange(23, 4, { index: i, count: 3 })).map((r) => r.end - r.start);
+    expect(sizes).toEqual([8, 8, 7]);
+
+    const queries = [
+      { id: 'q1', text: 'bass fish' },
+      { id: 'q2', text: 'guitar' },
+    ];
+    const items = docs.map((d) => ({ id: d.docid, text: `${d.title} ${d.text}` }));
+    const runOf = (store: typeof a) =>
+      new DenseRanker(new PrecomputedDocumentsEncoder(encoder, store)).retrieve(queries, items, 5);
+    const [ra, rb] = [await runOf(a), await runOf(b)];
+    expect([...rb.entries()].map(([q, r]) => [q, [...r.entries()]])).toEqual(
+      [...ra.entries()].map(([q, r]) => [q, [...r.entries()]]),
+    );
+    // And the stored vectors are what the encoder gives for the same batch of 4.
+    const direct = await encoder.encodeDocuments(items.slice(8, 12).map((x) => x.text));
+    expect(Array.from(b.matrix.subarray(8 * b.dim, 12 * b.dim))).toEqual(Array.from(direct));
+  });
+
+  it('a finished shard is not encoded again; a different one into the same folder is refused', async () => {
+    const out = join(root, 'resume');
+    const first = await encodeCorpusShard({
+      encoder,
+      corpus,
+      shard: { index: 1, count: 2 },
+      out,
+      batchSize: 4,
+    });
+    expect(first.skipped).toBe(false);
+    const again = await encodeCorpusShard({
+      encoder,
+      corpus,
+      shard: { index: 1, count: 2 },
+      out,
+      batchSize: 4,
+    });
+    expect(again.skipped).toBe(true);
+    await expect(
+      encodeCorpusShard({ encoder, corpus, shard: { index: 1, count: 2 }, out, batchSize: 8 }),
+    ).rejects.toThrow(/shard-00001-of-00002\.manifest\.json: a different shard is already here/);
+  });
+
+  it('refuses incomplete, mixed or tampered shards, naming the file', async () => {
+    const out = join(root, 'partial');
+    await encodeCorpusShard({ encoder, corpus, shard: { index: 0, count: 3 }, out, batchSize: 4 });
+    await encodeCorpusShard({ encoder, corpus, shard: { index: 2, count: 3 }, out, batchSize: 4 });
+    await expect(readEmbeddingShards(out)).rejects.toThrow(/missing shard 1\/3 \(of 3\)/);
+    await encodeCorpusShard({ encoder, corpus, shard: { index: 1, count: 3 }, out, batchSize: 4 });
+    const npy = join(out, shardFiles({ index: 1, count: 3 }).embeddings);
+    const bytes = readFileSync(npy);
+    bytes[bytes.length - 1]! ^= 1;
+    writeFileSync(npy, bytes);
+    await expect(readEmbeddingShards(out)).rejects.toThrow(
+      /embeddings-00001-of-00003\.npy: file differs from its manifest/,
+    );
+    const other = join(root, 'other');
+    writeFileSync(
+      join(root, 'corpus2.jsonl'),
+      docs
+        .slice(0, 20)
+        .map((d) => JSON.stringify(d))
+        .join('\n'),
+    );
+    await encodeCorpusShard({
+      encoder,
+      corpus: join(root, 'corpus2.jsonl'),
+      shard: { index: 1, count: 3 },
+      out: other,
+      batchSize: 4,
+    });
+    await expect(readEmbeddingShards([join(root, 'three'), other])).rejects.toThrow(
+      /another corpus file|is also in/,
+    );
+  });
+
+  it('a document that was not encoded is an error, not a wrong vector', async () => {
+    const store = await readEmbeddingShards(join(root, 'three'));
+    const p = new PrecomputedDocumentsEncoder(encoder, store);
+    await expect(p.encodeDocuments(['bass the fish number 0', 'never encoded'])).rejects.toThrow(
+      /three: a document is not in the embeddings/,
+    );
+  });
+
+  it('a bad corpus line is a file:line error', async () => {
+    const bad = join(root, 'bad.jsonl');
+    writeFileSync(bad, '{"docid":"a","text":"x"}\n{"title":"no id"}\n');
+    await expect(
+      encodeCorpusShard({ encoder, corpus: bad, shard: { index: 0, count: 1 }, out: join(root, 'bad') }),
+    ).rejects.toThrow(/bad\.jsonl:2: /);
+  });
+
+  it('the .npy shards load in numpy with the same bytes (reference venv)', async (ctx) => {
+    const python = [process.env.DV_PYTHON, join(repoRoot, '.venv-ref', 'bin', 'python')].find(
+      (p) => p && existsSync(p),
+    );
+    if (!python) {
+      console.warn('skipping numpy check: no .venv-ref (run pnpm setup:reference) and no DV_PYTHON');
+      ctx.skip();
+      return;
+    }
+    const dir = join(root, 'three');
+    const script = `
+import glob, hashlib, json, sys, numpy as np
+parts = [np.load(p) for p in sorted(glob.glob(sys.argv[1] + '/embeddings-*.npy'))]
+m = np.concatenate(parts)
+print(json.dumps({"dtype": str(m.dtype), "shape": list(m.shape), "sha": hashlib.sha256(np.ascontiguousarray(m).tobytes()).hexdigest(),
+  "mmap": list(np.load(sorted(glob.glob(sys.argv[1] + '/embeddings-*.npy'))[0], mmap_mode='r').shape)}))`;
+    const r = spawnSync(python, ['-c', script, dir], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const got = JSON.parse(r.stdout.trim());
+    const store = await readEmbeddingShards(dir);
+    expect(got).toEqual({
+      dtype: 'float32',
+      shape: [23, store.dim],
+      sha: sha256(new Uint8Array(store.matrix.buffer)),
+      mmap: [8, store.dim],
+    });
+  }, 90_000);
+});
