@@ -13,7 +13,7 @@ import {
   type TrainingExample,
 } from '@dv/core';
 import { buildMiniWorld, loadMiniWorld } from '@dv/data';
-import { createRanker, runBenchmark } from '@dv/eval';
+import { benchmarkEntry, createRanker, runBenchmark } from '@dv/eval';
 import { createOfflineReverser, runSynthesis, templates, writeMixes } from '@dv/synth';
 import {
   createTrainedEncoderHandle,
@@ -127,8 +127,7 @@ describe('training learns (mini world)', () => {
     const score = async (model: string, name: string) => {
       const ranker = await createRanker(`tfjs:${model}`);
       const s = await runBenchmark(sets, ranker, {
-        benchmark: 'mini',
-        profile: 'followir',
+        benchmark: benchmarkEntry('mini-followir'),
         outDir: join(dir, `eval-${name}`),
       });
       return s.average.score!;

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { EvaluationResult } from '@dv/core';
-import { followIrScoreMeasure } from '@dv/eval';
+import { taskEntry } from '@dv/eval';
 import type { ModelRef } from '../stages/eval-stage.js';
 import { DEV_PAIRS_RESULT, EVAL_DIRS } from '../stages/eval-stage.js';
 
@@ -38,7 +38,8 @@ export function collectModelResults(runDir: string, evalDir: string, model: Mode
   const fPath = join(fDir, 'mini-followir.json');
   if (existsSync(fPath)) {
     const r = readResult(fPath);
-    const key = `og_${followIrScoreMeasure(r.dataset).replace('.', '_')}`;
+    // the mini world's FollowIR Score measure, as its registered task says (nDCG@5)
+    const key = `og_${(taskEntry('mini-followir').scoreMeasure ?? 'ndcg_cut.5').replace('.', '_')}`;
     const perTopicPMrr: Record<string, number> = {};
     const perTopicScore: Record<string, number> = {};
     for (const [q, row] of Object.entries(r.perQuery ?? {})) {

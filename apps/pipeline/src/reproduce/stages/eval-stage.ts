@@ -20,6 +20,7 @@ import {
 import { loadMiniWorld, MINI_FILES } from '@dv/data';
 import {
   Bm25Ranker,
+  benchmarkEntry,
   DenseRanker,
   EmbeddingCache,
   type Encoder,
@@ -108,8 +109,7 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
         if (!existsSync(join(out, 'summary.json'))) {
           const sets = [await world.loadFollowIR()];
           const s = await runBenchmark(sets, ranker, {
-            benchmark: 'mini',
-            profile: 'followir',
+            benchmark: benchmarkEntry('mini-followir'),
             outDir: out,
             ...common,
           });
@@ -123,8 +123,7 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
         const seen = existsSync(join(seenOut, 'summary.json')) ? null : await world.loadFollowIRSeen();
         if (seen) {
           const s = await runBenchmark([seen], ranker, {
-            benchmark: 'mini-seen',
-            profile: 'followir',
+            benchmark: benchmarkEntry('mini-followir'),
             outDir: seenOut,
             ...common,
           });
@@ -138,8 +137,7 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
             (s) => s.queries.length > 0,
           );
           const s = await runBenchmark(sets, ranker, {
-            benchmark: 'mini-infosearch',
-            profile: 'infosearch',
+            benchmark: benchmarkEntry('mini-infosearch'),
             outDir: out,
             ...common,
           });
