@@ -127,7 +127,7 @@ describe('training learns (mini world)', () => {
     const score = async (model: string, name: string) => {
       const ranker = await createRanker(`tfjs:${model}`);
       const s = await runBenchmark(sets, ranker, {
-        benchmark: benchmarkEntry('mini-followir'),
+        benchmark: benchmarkEntry('mini'),
         outDir: join(dir, `eval-${name}`),
       });
       return s.average.score!;

@@ -274,6 +274,9 @@ describe('dv train run', () => {
     const h = await dv(['train', 'run', '--help']);
     expect(h.code).toBe(0);
     expect(h.stdout).toContain('Usage: dv train run');
-    expect(h.stdout).not.toContain('(not built yet)');
+    expect(h.stdout).toContain('Contrastive fine-tuning of a bi-encoder');
+    const t = await dv(['train', '--help']);
+    expect(t.stdout).toMatch(/\n {2}run +train a bi-encoder on a data mix/);
+    expect(t.stdout).not.toContain('(not built yet)');
   }, 60_000);
 });

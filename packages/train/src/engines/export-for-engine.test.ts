@@ -222,7 +222,7 @@ describe('exportForEngine', () => {
     for (const arg of [
       '--train_group_size 3',
       '--temperature 0.02',
-      '--query_max_len 32',
+      `--query_max_len ${config.model.maxQueryLength}`,
       '--passage_max_len 64',
       '--sentence_pooling_method cls',
       '--negatives_cross_device',
