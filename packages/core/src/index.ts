@@ -3,6 +3,15 @@
  * formatter, validated JSONL and TREC I/O, hashing, seeded RNG, progress and run manifests.
  */
 
+export { writeBenchSection } from './bench-doc.js';
+export {
+  type CpuInfo,
+  type CpuSample,
+  cpuInfo,
+  otherProcessesCores,
+  parseCpuInfo,
+  sampleCpu,
+} from './cpu-info.js';
 export {
   type CudaDeviceProbe,
   type CudaProbeInputs,

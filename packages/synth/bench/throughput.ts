@@ -11,10 +11,11 @@
  * Run: pnpm -F @dv/synth bench   (writes docs/benchmarks.md between the synth markers)
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuInfo, otherProcessesCores, sampleCpu, writeBenchSection } from '@dv/core';
 import { createOpenAIChatBackend, runSynthesis, templates } from '../src/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -94,6 +95,9 @@ interface Row {
 }
 const rows: Row[] = [];
 const loadBefore = loadavg()[0]!;
+const cpu = cpuInfo();
+const cpuBefore = sampleCpu();
+process.stdout.write(`CPU: ${cpu.label}\n`);
 for (const LATENCY_MS of LATENCIES) {
   const child = fork(join(here, 'loopback-server-child.ts'), [String(LATENCY_MS)], {
     execArgv: ['--conditions=@dv/source', '--import', 'tsx'],
@@ -149,11 +153,12 @@ const table = [
 ].join('\n');
 process.stdout.write(`${table}\n`);
 
-const section = `<!-- bench:synth:start -->
-## @dv/synth: synthesis throughput against a loopback server
-Command: \`pnpm -F @dv/synth bench\` (env: BENCH_LATENCY_MS=${LATENCIES.join(',')}, BENCH_CONCURRENCY=${LEVELS.join(',')}, BENCH_ROUNDS=${ROUNDS}).
+// The loopback server is a forked child this process waits for only at exit, so its CPU time
+// counts as "other processes" here: the figure is an upper bound on other jobs' share.
+const otherCores = otherProcessesCores(cpuBefore, sampleCpu());
+const section = `Command: \`pnpm -F @dv/synth bench\` (env: BENCH_LATENCY_MS=${LATENCIES.join(',')}, BENCH_CONCURRENCY=${LEVELS.join(',')}, BENCH_ROUNDS=${ROUNDS}).
 Measured ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, ${process.platform}-${process.arch}; 1-min load average ${loadBefore.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end (it includes the
-bench's own client and server; well above 2 means other jobs shared the 2 cores). The same-run ratios are the figures to compare.
+bench's own client and server; well above 2 means other jobs shared the 2 cores); processes other than the client (the loopback server included) kept ${otherCores === undefined ? 'an unknown number of' : otherCores.toFixed(2)} cores busy on average (/proc). The same-run ratios are the figures to compare.
 
 A loopback chat-completions server (child process) answers every request after a fixed latency L
 (${LATENCIES.join(' and ')} ms). With C requests in flight the bound is C / L. "engine" is the whole \`runSynthesis\` path
@@ -161,10 +166,7 @@ A loopback chat-completions server (child process) answers every request after a
 no verification), "bare fetch" is the same-run reference: C workers posting with \`fetch\` and nothing else.
 Peak RSS / heap are of the client process during the engine run.
 
-${table}
-<!-- bench:synth:end -->`;
+${table}`;
 const doc = join(here, '..', '..', '..', 'docs', 'benchmarks.md');
-const text = readFileSync(doc, 'utf8');
-const re = /<!-- bench:synth:start -->[\s\S]*<!-- bench:synth:end -->/;
-if (re.test(text)) writeFileSync(doc, text.replace(re, section));
+writeBenchSection(doc, 'synth', cpu, '@dv/synth: synthesis throughput against a loopback server', section);
 process.stdout.write(`updated ${doc}\n`);

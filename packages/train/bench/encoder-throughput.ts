@@ -12,11 +12,11 @@
  * it only the tfjs figures are printed. Rewrites the train section of docs/benchmarks.md.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRng } from '@dv/core';
+import { cpuInfo, createRng, writeBenchSection } from '@dv/core';
 import {
   applyAdamW,
   createAdamWState,
@@ -30,6 +30,7 @@ import {
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..', '..');
+const cpu = cpuInfo();
 const threads = Number(process.env.TF_NUM_INTRAOP_THREADS ?? cpus().length);
 
 interface BenchConfig {
@@ -148,9 +149,12 @@ function benchTorch(c: BenchConfig, python: string): (Result & { torch: string }
 
 const backend = await initBackend();
 const fused = fusedOpsStatus();
-const fusedNote = fused.loaded ? '' : ` Fused kernels were not loaded in this run (${fused.why}).`;
+const fusedNote = fused.loaded
+  ? ` Fused kernels: the ${fused.isa} copy (chosen for this CPU at load time).`
+  : ` Fused kernels were not loaded in this run (${fused.why}).`;
 const python = process.env.DV_BENCH_PYTHON ?? join(repo, '.venv-ref', 'bin', 'python');
 const havePython = existsSync(python);
+console.log(`CPU: ${cpu.label}; fused kernels ${fused.loaded ? fused.isa : `off (${fused.why})`}`);
 console.log(
   `backend ${backend.tfjsBackend} (${backend.choice}${backend.tensorflowVersion ? ` TF ${backend.tensorflowVersion}` : ''}), ${threads} threads`,
 );
@@ -211,10 +215,7 @@ for (const c of configs) {
 
 const loadAfter = loadavg()[0]!;
 const otherCores = otherJobsCores(cpuBefore, cpuTicks());
-const section = `<!-- bench:train:start -->
-## @dv/train: encoder training throughput
-
-Training step = forward + backward + AdamW update (lr 1e-4, weight decay 0.01 except on biases and
+const section = `Training step = forward + backward + AdamW update (lr 1e-4, weight decay 0.01 except on biases and
 LayerNorm parameters, on both sides) of the \`mini-bert\` encoder (post-LN BERT,
 exact GELU), batch 32 sequences (16 queries + 16 documents, InfoNCE over in-batch negatives,
 tau 0.02, CLS + L2 norm), vocabulary 8,000, no padding. Reference: the same model written in
@@ -246,12 +247,11 @@ ${markdownTable([
   ...rows,
 ])}
 
-Measured ${new Date().toISOString().slice(0, 10)} on the project's machine kind (${cpus().length} cores, ${threads} threads each side,
+Measured ${new Date().toISOString().slice(0, 10)} on ${cpu.model} (${cpu.extensions.join(', ')}; ${cpus().length} cores, ${threads} threads each side,
 OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'not set'}). ${loadNote(loadBefore, loadAfter, otherCores)}
 A per-core comparison that contention distorts less:
 \`TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1 pnpm -F @dv/train bench\`. Command: \`pnpm -F @dv/train bench\` (PyTorch
-from \`python3 -m venv .venv-ref && .venv-ref/bin/pip install torch\`, local index).
-<!-- bench:train:end -->`;
+from \`python3 -m venv .venv-ref && .venv-ref/bin/pip install torch\`, local index).`;
 
 interface CpuTicks {
   /** Busy clock ticks of the whole machine (/proc/stat) and of this process + its children. */
@@ -308,8 +308,5 @@ function markdownTable(table: string[][]): string {
 }
 
 const doc = join(repo, 'docs', 'benchmarks.md');
-const text = readFileSync(doc, 'utf8');
-const re = /<!-- bench:train:start -->[\s\S]*?<!-- bench:train:end -->/;
-if (!re.test(text)) throw new Error('docs/benchmarks.md has no bench:train markers');
-writeFileSync(doc, text.replace(re, section));
+writeBenchSection(doc, 'train', cpu, '@dv/train: encoder training throughput', section);
 console.log(`wrote ${doc}`);

@@ -212,11 +212,18 @@ bool RegisterKernel(const char* op, void* (*create)(TF_OpKernelConstruction*),
 void* NoState(TF_OpKernelConstruction*);
 void NoDelete(void*);
 
-// One per source file: registers that file's ops and kernels.
-bool RegisterGeluOps(TF_Status* st);
-bool RegisterLayerNormOps(TF_Status* st);
-bool RegisterSoftmaxGradOps(TF_Status* st);
-bool RegisterAttentionOps(TF_Status* st);
-bool RegisterAdamWOps(TF_Status* st);
+// One per instruction set (isa-*.cc): registers every op and its kernels from that copy.
+namespace avx512 {
+bool RegisterAllOps(TF_Status* st);
+}
+namespace avx2 {
+bool RegisterAllOps(TF_Status* st);
+}
+namespace base {
+bool RegisterAllOps(TF_Status* st);
+}
+
+// The instruction set register.cc chose ("avx512", "avx2" or "base").
+const char* KernelIsa();
 
 }  // namespace dv

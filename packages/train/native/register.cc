@@ -20,6 +20,9 @@
 // polynomial (common.h) so loops vectorise without -ffast-math. Rows are split across threads
 // (TF_NUM_INTRAOP_THREADS, else the hardware count), as TF's own CPU kernels do.
 //
+// Each kernel is compiled for AVX-512, AVX2 + FMA and baseline x86-64 (isa-kernels.h); the copy
+// for the CPU is chosen when the addon loads (exports.isa says which).
+//
 // Built by packages/train/scripts/setup-native-tf.mjs; loaded by src/internal/fused-ops.ts.
 
 #include "common.h"
@@ -58,15 +61,40 @@ bool RegisterKernel(const char* op, void* (*create)(TF_OpKernelConstruction*),
 void* NoState(TF_OpKernelConstruction*) { return nullptr; }
 void NoDelete(void*) {}
 
-// Registers every op once per process; returns nullptr or the first error.
+namespace {
+
+const char* chosen_isa = "base";
+
+// The widest instruction set this CPU runs (cpuid through __builtin_cpu_supports; the OS saving
+// the vector state is part of what GCC's check reports), or the one DV_FUSED_ISA names when the
+// CPU has it.
+const char* ChooseIsa() {
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  const char* forced = std::getenv("DV_FUSED_ISA");
+  if (forced && std::strcmp(forced, "base") == 0) return "base";
+  if (forced && std::strcmp(forced, "avx2") == 0 && avx2) return "avx2";
+  return avx512 ? "avx512" : avx2 ? "avx2" : "base";
+}
+
+}  // namespace
+
+const char* KernelIsa() { return chosen_isa; }
+
+// Registers every op once per process, from the copy of the kernels for this CPU; returns
+// nullptr or the first error.
 const char* RegisterAll() {
   static std::string error;
   static bool done = false;
   if (done) return error.empty() ? nullptr : error.c_str();
   done = true;
+  chosen_isa = ChooseIsa();
   Status st;
-  const bool ok = RegisterGeluOps(st.s) && RegisterLayerNormOps(st.s) && RegisterSoftmaxGradOps(st.s) &&
-                  RegisterAttentionOps(st.s) && RegisterAdamWOps(st.s);
+  const bool ok = std::strcmp(chosen_isa, "avx512") == 0 ? avx512::RegisterAllOps(st.s)
+                  : std::strcmp(chosen_isa, "avx2") == 0 ? avx2::RegisterAllOps(st.s)
+                                                         : base::RegisterAllOps(st.s);
   if (!ok) error = TF_Message(st.s);
   return ok ? nullptr : error.c_str();
 }
@@ -81,8 +109,17 @@ extern "C" {
 typedef struct napi_env__* napi_env;
 typedef struct napi_value__* napi_value;
 int32_t napi_throw_error(napi_env env, const char* code, const char* msg);
+int32_t napi_create_string_utf8(napi_env env, const char* str, size_t length, napi_value* result);
+int32_t napi_set_named_property(napi_env env, napi_value object, const char* name, napi_value value);
 __attribute__((visibility("default"))) napi_value napi_register_module_v1(napi_env env, napi_value exports) {
-  if (const char* err = dv::RegisterAll()) napi_throw_error(env, nullptr, err);
+  if (const char* err = dv::RegisterAll()) {
+    napi_throw_error(env, nullptr, err);
+    return exports;
+  }
+  // exports.isa: which copy of the kernels runs ("avx512", "avx2", "base").
+  napi_value isa;
+  if (napi_create_string_utf8(env, dv::KernelIsa(), static_cast<size_t>(-1), &isa) == 0)
+    napi_set_named_property(env, exports, "isa", isa);
   return exports;
 }
 }

@@ -279,36 +279,27 @@ function setup() {
   return cache;
 }
 
-/** SIMD flags for this machine's CPU (the addon is built where it runs). */
-function simdFlags() {
-  try {
-    const flags =
-      readFileSync('/proc/cpuinfo', 'utf8')
-        .match(/^flags\s*:(.*)$/m)?.[1]
-        .split(/\s+/) ?? [];
-    return flags.includes('avx2') && flags.includes('fma') ? ['-mavx2', '-mfma'] : [];
-  } catch {
-    return [];
-  }
-}
-
 /**
  * Compiles native/*.cc (fused GELU, LayerNorm, attention, softmax-gradient and AdamW kernels
  * registered as TensorFlow ops; see native/register.cc) against the cached TensorFlow framework
- * library into native/build/dv_tf_ops.node. Cached by sources and flags; a failure only costs
- * speed.
+ * library into native/build/dv_tf_ops.node. The kernels (native/kernels/*.inc) are compiled for
+ * AVX-512, AVX2 + FMA and baseline x86-64 in one binary (native/isa-*.cc) and the copy for the
+ * CPU is chosen at load time, so the flags here are baseline and the addon runs on any x86-64.
+ * Cached by sources and flags; a failure only costs speed.
  */
 function buildFusedOps(cache) {
   const dir = join(trainDir, 'native');
-  const sources = readdirSync(dir)
-    .filter((f) => f.endsWith('.cc') || f.endsWith('.h'))
-    .sort();
+  const sources = [
+    ...readdirSync(dir).filter((f) => f.endsWith('.cc') || f.endsWith('.h')),
+    ...readdirSync(join(dir, 'kernels'))
+      .filter((f) => f.endsWith('.inc'))
+      .map((f) => join('kernels', f)),
+  ].sort();
   const out = join(dir, 'build', 'dv_tf_ops.node');
   const cxx = process.env.CXX || 'g++';
   const flags = [
     '-std=c++17',
     '-O3',
-    ...simdFlags(),
     '-fno-math-errno',
     '-fno-trapping-math',
     '-fPIC',

@@ -13,7 +13,8 @@
 import { DataError } from '../errors.js';
 import type { Qrels, Run } from '../schemas/qrels.js';
 import { writeAtomic } from './atomic-write.js';
-import { readLines } from './lines.js';
+import { isGzipFile, readLines } from './lines.js';
+import { type RunLineSink, readRunBytes } from './trec-run-bytes.js';
 
 export async function readQrels(path: string): Promise<Qrels> {
   const qrels: Qrels = new Map();
@@ -89,34 +90,52 @@ export async function readRun(path: string): Promise<Run> {
 }
 
 export async function readRunWithTag(path: string): Promise<TrecRunFile> {
-  const run: Run = new Map();
-  let rows = 0;
-  let tag: string | null = null;
-  for await (const line of readLines(path)) {
-    if (line.text.trim() === '') throw blankLine(path, line.number);
-    const cols = line.text.trim().split(/\s+/);
-    if (cols.length < 6) {
-      throw new DataError(
-        `run line needs 6 columns "qid Q0 docid rank score tag", found ${cols.length}`,
-        path,
-        line.number,
-      );
-    }
-    const [qid, , docid, , s, t] = cols as [string, string, string, string, string, string];
-    const score = parseScore(s, path, line.number);
-    let topic = run.get(qid);
-    if (!topic) {
-      topic = new Map();
-      run.set(qid, topic);
-    }
-    if (topic.has(docid))
-      throw new DataError(`doc ${docid} appears twice in topic ${qid}`, path, line.number);
-    topic.set(docid, score);
-    tag ??= t;
-    rows++;
+  let gz: boolean;
+  try {
+    gz = await isGzipFile(path);
+  } catch (err) {
+    throw new DataError(
+      `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      path,
+    );
   }
-  if (rows === 0) throw new DataError('run file is empty', path);
-  return { run, tag };
+  // Plain files: the byte-level reader (same rules; it hands non-ASCII lines to parseRunLine).
+  const sink = gz
+    ? await readRunLines(path)
+    : await readRunBytes(path, (text, n, into) => parseRunLine(text, n, path, into), parseScore, blankLine);
+  if (sink.rows === 0) throw new DataError('run file is empty', path);
+  return { run: sink.run, tag: sink.tag };
+}
+
+/** The line-by-line reader (gzip runs, and the reference the byte reader is tested against). */
+export async function readRunLines(path: string): Promise<RunLineSink> {
+  const sink: RunLineSink = { run: new Map(), tag: null, rows: 0 };
+  for await (const line of readLines(path)) parseRunLine(line.text, line.number, path, sink);
+  return sink;
+}
+
+/** One run line (`qid Q0 docid rank score tag ...`) into the run, with trec.ts's rules. */
+function parseRunLine(text: string, number: number, path: string, sink: RunLineSink): void {
+  if (text.trim() === '') throw blankLine(path, number);
+  const cols = text.trim().split(/\s+/);
+  if (cols.length < 6) {
+    throw new DataError(
+      `run line needs 6 columns "qid Q0 docid rank score tag", found ${cols.length}`,
+      path,
+      number,
+    );
+  }
+  const [qid, , docid, , s, t] = cols as [string, string, string, string, string, string];
+  const score = parseScore(s, path, number);
+  let topic = sink.run.get(qid);
+  if (!topic) {
+    topic = new Map();
+    sink.run.set(qid, topic);
+  }
+  if (topic.has(docid)) throw new DataError(`doc ${docid} appears twice in topic ${qid}`, path, number);
+  topic.set(docid, score);
+  sink.tag ??= t;
+  sink.rows++;
 }
 
 /**

@@ -33,6 +33,17 @@ describe('fused TensorFlow kernels', async () => {
     if (backend.tfjsBackend !== 'tensorflow') expect(status.loaded).toBe(false);
   });
 
+  it.skipIf(!status.loaded)(
+    'say which instruction-set copy runs (DV_FUSED_ISA forces a narrower one)',
+    () => {
+      // The same tests run each copy: DV_FUSED_ISA=avx2 / base with this file (see README).
+      expect(['avx512', 'avx2', 'base']).toContain(status.isa);
+      const forced = process.env.DV_FUSED_ISA;
+      if (forced === 'base') expect(status.isa).toBe('base');
+      if (forced === 'avx2') expect(['avx2', 'base']).toContain(status.isa);
+    },
+  );
+
   it.skipIf(!status.loaded)('GELU and its gradient match the composition', () => {
     const ops = fusedOps()!;
     tf.tidy(() => {
@@ -117,29 +128,37 @@ describe('fused TensorFlow kernels', async () => {
   it.skipIf(!status.loaded)(
     'packed attention and its gradient match the composition (odd sizes, padding, rope)',
     () => {
-      tf.tidy(() => {
-        const [b, t, heads, d] = [3, 37, 3, 20];
-        const qkv = tf.randomNormal([b * t, 3 * heads * d], 0, 1, 'float32', 9);
-        const mask = tf.tensor2d(
-          [Array(t).fill(1), [...Array(30).fill(1), ...Array(7).fill(0)], [1, 1, ...Array(t - 2).fill(0)]],
-          undefined,
-          'int32',
-        );
-        const bias = attentionMaskBias(mask);
-        const dctx = tf.randomNormal([b * t, heads * d], 0, 1, 'float32', 10);
-        const angles = tf.randomUniform([t, d], 0, 6, 'float32', 15);
-        for (const rope of [undefined, { cos: tf.cos(angles), sin: tf.sin(angles) }]) {
-          const f = (x: tf.Tensor) => packedAttention(x, bias, b, heads, rope);
-          const y = f(qkv);
-          const g = tf.grad(f)(qkv, dctx);
-          const [yRef, gRef] = composed(() => [f(qkv), tf.grad(f)(qkv, dctx)]);
-          expect(y.shape).toEqual([b * t, heads * d]);
-          expect(maxDiff(y, yRef!), `rope ${!!rope}`).toBeLessThan(2e-6);
-          expect(maxDiff(g, gRef!) / tf.max(tf.abs(gRef!)).dataSync()[0]!, `rope ${!!rope}`).toBeLessThan(
-            1e-5,
+      // Odd sizes (remainder loops), and one whose products fill the AVX-512 / AVX2 blocks.
+      for (const [b, t, heads, d] of [
+        [3, 37, 3, 20],
+        [2, 64, 2, 32],
+      ] as const)
+        tf.tidy(() => {
+          const qkv = tf.randomNormal([b * t, 3 * heads * d], 0, 1, 'float32', 9);
+          const mask = tf.tensor2d(
+            [
+              Array(t).fill(1),
+              [...Array(t - 7).fill(1), ...Array(7).fill(0)],
+              [1, 1, ...Array(t - 2).fill(0)],
+            ].slice(0, b),
+            undefined,
+            'int32',
           );
-        }
-      });
+          const bias = attentionMaskBias(mask);
+          const dctx = tf.randomNormal([b * t, heads * d], 0, 1, 'float32', 10);
+          const angles = tf.randomUniform([t, d], 0, 6, 'float32', 15);
+          for (const rope of [undefined, { cos: tf.cos(angles), sin: tf.sin(angles) }]) {
+            const f = (x: tf.Tensor) => packedAttention(x, bias, b, heads, rope);
+            const y = f(qkv);
+            const g = tf.grad(f)(qkv, dctx);
+            const [yRef, gRef] = composed(() => [f(qkv), tf.grad(f)(qkv, dctx)]);
+            expect(y.shape).toEqual([b * t, heads * d]);
+            expect(maxDiff(y, yRef!), `rope ${!!rope}`).toBeLessThan(2e-6);
+            expect(maxDiff(g, gRef!) / tf.max(tf.abs(gRef!)).dataSync()[0]!, `rope ${!!rope}`).toBeLessThan(
+              1e-5,
+            );
+          }
+        });
     },
   );
 

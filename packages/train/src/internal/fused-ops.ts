@@ -77,10 +77,14 @@ interface NodeKernelBackend {
 
 type KernelArgs = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap };
 
-let state: { ok: true } | { ok: false; why: string } | undefined;
+let state: { ok: true; isa: string } | { ok: false; why: string } | undefined;
 
-/** Loads the addon and registers the tfjs kernels once; returns why not when it cannot. */
-export function fusedOpsStatus(): { loaded: boolean; why: string } {
+/**
+ * Loads the addon and registers the tfjs kernels once; returns why not when it cannot. `isa`:
+ * which copy of the kernels the addon chose for this CPU ("avx512", "avx2" or "base";
+ * DV_FUSED_ISA forces a narrower one).
+ */
+export function fusedOpsStatus(): { loaded: boolean; why: string; isa?: string } {
   if (process.env.DV_FUSED_OPS === 'off') return { loaded: false, why: 'DV_FUSED_OPS=off' };
   if (tf.getBackend() !== backendName) return { loaded: false, why: `backend is ${tf.getBackend()}` };
   // The kernels are CPU kernels linked against the CPU TensorFlow build; the CUDA build keeps
@@ -88,13 +92,14 @@ export function fusedOpsStatus(): { loaded: boolean; why: string } {
   if (currentBackend()?.choice === 'tensorflow-gpu')
     return { loaded: false, why: 'CPU-only kernels, backend is tensorflow-gpu' };
   state ??= load();
-  return state.ok ? { loaded: true, why: fusedOpsPath } : { loaded: false, why: state.why };
+  return state.ok ? { loaded: true, why: fusedOpsPath, isa: state.isa } : { loaded: false, why: state.why };
 }
 
-function load(): { ok: true } | { ok: false; why: string } {
+function load(): { ok: true; isa: string } | { ok: false; why: string } {
   if (!existsSync(fusedOpsPath)) return { ok: false, why: `not built (${fusedOpsPath} is absent)` };
+  let isa = 'unknown';
   try {
-    createRequire(import.meta.url)(fusedOpsPath);
+    isa = String((createRequire(import.meta.url)(fusedOpsPath) as { isa?: string }).isa ?? 'unknown');
   } catch (err) {
     return { ok: false, why: `cannot load ${fusedOpsPath}: ${(err as Error).message.split('\n')[0]}` };
   }
@@ -144,7 +149,7 @@ function load(): { ok: true } | { ok: false; why: string } {
       ins(a, ['dctx', 'qkv', 'mask', 'probs', 'cos', 'sin']),
     ),
   );
-  return { ok: true };
+  return { ok: true, isa };
 }
 
 const run = <T extends Tensor | Tensor[]>(
