@@ -2,9 +2,11 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { notBuilt } from './cli-kit.js';
 import type { Command } from './index.js';
 import { rootCommand, runCommand } from './index.js';
 
@@ -65,10 +67,22 @@ describe('dv CLI', () => {
   });
 
   it('stages that are not built say so, write nothing and exit 3', async () => {
-    const r = await dv(['reproduce']);
-    expect(r.code).toBe(3);
-    expect(r.stderr).toContain('not built yet');
-    expect(r.stdout).toBe('');
+    const root: Command = {
+      name: 'dv',
+      summary: 'test',
+      subcommands: [notBuilt('later', 'a later stage', 'issue: x')],
+    };
+    const chunks: string[] = [];
+    const sink = new PassThrough();
+    sink.on('data', (d) => chunks.push(String(d)));
+    const out = new PassThrough();
+    let stdout = '';
+    out.on('data', (d) => {
+      stdout += String(d);
+    });
+    expect(await runCommand(root, ['later'], { stdout: out, stderr: sink })).toBe(3);
+    expect(chunks.join('')).toContain('not built yet');
+    expect(stdout).toBe('');
   });
 
   describe('validate: malformed JSONL gives file:line and a non-zero exit', () => {

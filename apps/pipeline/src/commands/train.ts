@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import {
   createProgress,
   createRng,
+  DataError,
   describeZodIssues,
   MlmConfig,
   miniMlmPreset,
@@ -46,6 +47,11 @@ with the Hugging Face tokenizers library and writes DIR/tokenizer.json.`,
   async run(ctx) {
     const out = requireString(ctx, 'out');
     const vocabSize = positiveInt(ctx, 'vocab-size');
+    // 5 special tokens ([PAD] [UNK] [CLS] [SEP] [MASK]) come first; a vocabulary needs pieces too
+    if (vocabSize <= 5)
+      throw new UsageError(
+        `--vocab-size must exceed the 5 special tokens, got '${ctx.values['vocab-size']}'`,
+      );
     if (ctx.positionals.length === 0) throw new UsageError('give at least one text FILE');
     const { trainWordPiece } = await import('@dv/train');
     const texts: string[] = [];
@@ -56,6 +62,10 @@ with the Hugging Face tokenizers library and writes DIR/tokenizer.json.`,
         progress.tick();
       }
     progress.done();
+    if (texts.length === 0)
+      throw new DataError(
+        `no text to learn a vocabulary from: ${ctx.positionals.join(', ')} ${ctx.positionals.length === 1 ? 'has' : 'have'} no non-blank line`,
+      );
     const tok = await trainWordPiece(texts, { vocabSize, lowercase: !ctx.values.cased });
     const path = join(out, 'tokenizer.json');
     await writeFileAtomic(path, tok.json);

@@ -10,6 +10,7 @@
  * with the file's post-processor (BERT: `[CLS] a [SEP] b [SEP]`, token types 0/1).
  */
 import { readFileSync } from 'node:fs';
+import { DataError } from '@dv/core';
 import { type Encoding, Tokenizer } from 'tokenizers';
 
 export type TextInput = string | readonly [string, string];
@@ -50,8 +51,32 @@ export class HfTokenizer {
     return new HfTokenizer(Tokenizer.fromString(json), json);
   }
 
+  /**
+   * Loads a `tokenizer.json`. Every way the file can be wrong is a `DataError` naming it: missing
+   * or unreadable, not JSON, JSON that is not a tokenizer (no `model` section), or a tokenizer
+   * the tokenizers library refuses.
+   */
   static fromFile(path: string): HfTokenizer {
-    return HfTokenizer.fromJson(readFileSync(path, 'utf8'));
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new DataError(`cannot read the tokenizer (${e.code ?? e.message})`, path);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      throw new DataError(`not JSON, so not a tokenizer.json (${(err as Error).message})`, path);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !('model' in parsed))
+      throw new DataError('JSON, but not a Hugging Face tokenizer.json (it has no "model" section)', path);
+    try {
+      return HfTokenizer.fromJson(text);
+    } catch (err) {
+      throw new DataError(`the tokenizers library cannot load it: ${(err as Error).message}`, path);
+    }
   }
 
   get vocabSize(): number {

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { MixName } from '../stages/mixes-stage.js';
+import type { Comparison } from './aggregate.js';
+import { evaluateFindings, FINDINGS } from './findings.js';
+
+const iv = (lo: number, hi: number, n = 200) => ({ mean: (lo + hi) / 2, lo, hi, n, sd: 1, level: 0.95 });
+
+/** Comparisons from a table of (backbone, a, b, metric) -> interval over topics [, over seeds]. */
+function lookup(table: Record<string, [number, number] | [number, number, number, number]>, seeds = 3) {
+  return (backbone: string, a: MixName, b: MixName, metric: 'pMrr' | 'score'): Comparison | null => {
+    const t = table[`${backbone}:${a}-${b}:${metric}`];
+    if (!t) return null;
+    const overSeeds = t.length === 4 ? iv(t[2], t[3], seeds) : iv(t[0], t[1], seeds);
+    return { backbone, a, b, metric, perTopic: iv(t[0], t[1]), overSeeds, seeds };
+  };
+}
+
+describe('evaluateFindings', () => {
+  it('covers the five findings of PAPER.md', () => {
+    expect(FINDINGS.map((f) => f.id)).toEqual([
+      'dv-raises-p-mrr',
+      'ins-dv-costs-score',
+      'all-dv-both-improve',
+      'general-data-dilutes',
+      'second-backbone',
+    ]);
+  });
+
+  it('computes each verdict from the intervals', () => {
+    const r = evaluateFindings(
+      ['bert', 'gte'],
+      lookup({
+        'bert:ins-dv-ins-orig:pMrr': [0.5, 3], // up: yes
+        'bert:all-dv-all-orig:pMrr': [0.2, 4], // up: yes
+        'bert:ins-dv-ins-orig:score': [-3, -1, -9, 4], // down over topics, but the seeds span 0
+        'bert:all-dv-all-orig:score': [-3, -1], // up claimed, interval below 0
+        'bert:all-orig-ins-orig:pMrr': [-5, -2], // down: yes
+        'bert:all-dv-ins-dv:pMrr': [-4, -0.1], // down: yes
+        'gte:ins-dv-ins-orig:pMrr': [1, 2],
+        'gte:all-dv-all-orig:pMrr': [-0.5, 2],
+      }),
+    );
+    const v = Object.fromEntries(r.map((f) => [f.finding.id, f.verdict]));
+    expect(v).toEqual({
+      'dv-raises-p-mrr': 'reproduced',
+      'ins-dv-costs-score': 'inconclusive',
+      'all-dv-both-improve': 'not reproduced',
+      'general-data-dilutes': 'reproduced',
+      'second-backbone': 'inconclusive',
+    });
+    expect(r[1]!.claims[0]!.reason).toMatch(/CI over seeds contains 0/);
+    expect(r[0]!.claims[0]!.claim.paper.value).toBe(2.36);
+  });
+
+  it('says what is missing: a second backbone, or enough seeds', () => {
+    const one = evaluateFindings(['bert'], lookup({ 'bert:ins-dv-ins-orig:pMrr': [1, 2] }, 1));
+    expect(one[4]!.verdict).toBe('inconclusive');
+    expect(one[4]!.claims[0]!.reason).toMatch(/--backbones all/);
+    expect(one[0]!.claims[0]!.reason).toMatch(/1 seed\(s\); a verdict needs at least 3/);
+    expect(one[0]!.claims[1]!.reason).toMatch(/not measured/);
+  });
+});

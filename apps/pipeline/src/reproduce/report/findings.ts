@@ -1,0 +1,200 @@
+/**
+ * The paper's five directional findings (shared/PAPER.md, "Findings to reproduce in direction")
+ * as data: each is a set of claims "mix A minus mix B on a metric is positive/negative" on the
+ * first or the second backbone, with the paper's own difference beside (its table, x100).
+ * `evaluateFindings` turns the run's intervals of each difference - over topics and over seeds -
+ * into verdicts (stats/verdict.ts).
+ */
+import type { MixName } from '../stages/mixes-stage.js';
+import { type ClaimVerdict, claimVerdict, combineVerdicts, type Verdict } from '../stats/verdict.js';
+import type { Comparison } from './aggregate.js';
+
+export interface Claim {
+  a: MixName;
+  b: MixName;
+  metric: 'pMrr' | 'score';
+  direction: 'up' | 'down';
+  backbone: 'first' | 'second';
+  /** The paper's a - b (x100), with what it compares. */
+  paper: { value: number | null; note: string };
+}
+
+export interface Finding {
+  id: string;
+  statement: string;
+  claims: readonly Claim[];
+}
+
+// Paper numbers (PAPER.md, "Results to reproduce"; gte-multilingual-mlm-base unless noted).
+const P = {
+  insOrig: [5.21, 21.33],
+  insDv: [7.57, 19.73],
+  allOrig: [5.27, 20.85],
+  allDv: [8.3, 21.38],
+} as const;
+const d = (a: number, b: number) => Math.round((a - b) * 100) / 100;
+
+export const FINDINGS: readonly Finding[] = Object.freeze([
+  {
+    id: 'dv-raises-p-mrr',
+    statement:
+      'Dual-view training raises instruction sensitivity (FollowIR p-MRR), with and without general data',
+    claims: [
+      {
+        a: 'ins-dv',
+        b: 'ins-orig',
+        metric: 'pMrr',
+        direction: 'up',
+        backbone: 'first',
+        paper: { value: d(P.insDv[0], P.insOrig[0]), note: '7.57 vs 5.21' },
+      },
+      {
+        a: 'all-dv',
+        b: 'all-orig',
+        metric: 'pMrr',
+        direction: 'up',
+        backbone: 'first',
+        paper: { value: d(P.allDv[0], P.allOrig[0]), note: '8.30 vs 5.27' },
+      },
+    ],
+  },
+  {
+    id: 'ins-dv-costs-score',
+    statement: 'Instruction-only dual-view data costs a little Score',
+    claims: [
+      {
+        a: 'ins-dv',
+        b: 'ins-orig',
+        metric: 'score',
+        direction: 'down',
+        backbone: 'first',
+        paper: { value: d(P.insDv[1], P.insOrig[1]), note: '19.73 vs 21.33' },
+      },
+    ],
+  },
+  {
+    id: 'all-dv-both-improve',
+    statement: 'With general data mixed in, All-DV improves both p-MRR and Score over All-orig',
+    claims: [
+      {
+        a: 'all-dv',
+        b: 'all-orig',
+        metric: 'pMrr',
+        direction: 'up',
+        backbone: 'first',
+        paper: { value: d(P.allDv[0], P.allOrig[0]), note: '8.30 vs 5.27' },
+      },
+      {
+        a: 'all-dv',
+        b: 'all-orig',
+        metric: 'score',
+        direction: 'up',
+        backbone: 'first',
+        paper: { value: d(P.allDv[1], P.allOrig[1]), note: '21.38 vs 20.85' },
+      },
+    ],
+  },
+  {
+    id: 'general-data-dilutes',
+    statement:
+      'Non-instruction data dilutes instruction sensitivity: at a matched budget, All-* has lower p-MRR than Ins-*',
+    claims: [
+      {
+        a: 'all-orig',
+        b: 'ins-orig',
+        metric: 'pMrr',
+        direction: 'down',
+        backbone: 'first',
+        paper: {
+          value: d(P.allOrig[0], P.insOrig[0]),
+          note: '5.27 vs 5.21, budgets ~880k vs 480k (not matched)',
+        },
+      },
+      {
+        a: 'all-dv',
+        b: 'ins-dv',
+        metric: 'pMrr',
+        direction: 'down',
+        backbone: 'first',
+        paper: {
+          value: d(P.allDv[0], P.insDv[0]),
+          note: '8.30 vs 7.57, budgets ~880k vs 480k (not matched)',
+        },
+      },
+    ],
+  },
+  {
+    id: 'second-backbone',
+    statement: 'The pattern holds on a second backbone: dual-view data raises p-MRR there too',
+    claims: [
+      {
+        a: 'ins-dv',
+        b: 'ins-orig',
+        metric: 'pMrr',
+        direction: 'up',
+        backbone: 'second',
+        paper: { value: null, note: 'not reported for bge-m3-retromae' },
+      },
+      {
+        a: 'all-dv',
+        b: 'all-orig',
+        metric: 'pMrr',
+        direction: 'up',
+        backbone: 'second',
+        paper: { value: null, note: 'bge-m3-retromae All-DV 13.92; its All-orig is not reported' },
+      },
+    ],
+  },
+] satisfies Finding[]);
+
+export interface ClaimResult extends ClaimVerdict {
+  claim: Claim;
+  backbone: string | null;
+  comparison: Comparison | null;
+}
+
+export interface FindingResult {
+  finding: Finding;
+  verdict: Verdict;
+  claims: ClaimResult[];
+}
+
+/**
+ * Verdict per finding. `comparisonOf(backbone, a, b, metric)` gives the run's comparison (null
+ * when not measured); `backbones[0]` is the first backbone, `backbones[1]` the second.
+ */
+export function evaluateFindings(
+  backbones: readonly string[],
+  comparisonOf: (backbone: string, a: MixName, b: MixName, metric: 'pMrr' | 'score') => Comparison | null,
+  minSeeds = 3,
+): FindingResult[] {
+  return FINDINGS.map((finding) => {
+    const claims = finding.claims.map((claim): ClaimResult => {
+      const backbone = backbones[claim.backbone === 'first' ? 0 : 1] ?? null;
+      if (!backbone)
+        return {
+          claim,
+          backbone: null,
+          comparison: null,
+          verdict: 'inconclusive',
+          reason: 'no second backbone in this run (pass --backbones all)',
+        };
+      const comparison = comparisonOf(backbone, claim.a, claim.b, claim.metric);
+      const v = claimVerdict(
+        {
+          direction: claim.direction,
+          intervals: comparison
+            ? [
+                { ...comparison.perTopic, label: 'topics' },
+                { ...comparison.overSeeds, label: 'seeds' },
+              ]
+            : [],
+          seeds: comparison?.seeds ?? 0,
+        },
+        minSeeds,
+      );
+      return { claim, backbone, comparison, ...v };
+    });
+    return { finding, claims, verdict: combineVerdicts(claims.map((c) => c.verdict)) };
+  });
+}

@@ -1,0 +1,52 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mergeConfig, REPRODUCE_PROFILES, resolveReproduceConfig } from './reproduce-config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'dv-reproduce-config-'));
+
+describe('reproduce config', () => {
+  it('mini: 3 seeds, one backbone, the trainer presets; --quick: 1 seed and smaller sizes', () => {
+    const full = resolveReproduceConfig({ profile: 'mini' });
+    expect(full.seeds).toEqual([13, 42, 1234]);
+    expect(full.backbones).toEqual(['mini-bert']);
+    expect(full.train.loss.temperature).toBe(0.02);
+    const quick = resolveReproduceConfig({ profile: 'mini', quick: true });
+    expect(quick.seeds).toHaveLength(1);
+    expect(quick.world.testLemmas).toBeLessThan(full.world.testLemmas);
+    expect(quick.mixes.budget).toBeLessThan(full.mixes.budget);
+  });
+  it('--seeds N, --backbones all and --config FILE (deep merge) apply in that order', () => {
+    const path = join(dir, 'c.json');
+    writeFileSync(path, JSON.stringify({ mixes: { budget: 1000 }, world: { candidates: 12 }, seeds: [1] }));
+    const c = resolveReproduceConfig({ profile: 'mini', configFile: path, seeds: 5, backbones: 'all' });
+    expect(c.mixes.budget).toBe(1000);
+    expect(c.mixes.seed).toBe(REPRODUCE_PROFILES.mini.mixes.seed);
+    expect(c.world.candidates).toBe(12);
+    expect(c.world.testLemmas).toBe(REPRODUCE_PROFILES.mini.world.testLemmas);
+    expect(c.seeds).toEqual([13, 42, 1234, 7919 * 4, 7919 * 5]);
+    expect(c.backbones).toEqual(['mini-bert', 'mini-gte']);
+  });
+  it('bad config files are errors naming the file and the field', () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ mixes: { budget: -3 } }));
+    expect(() => resolveReproduceConfig({ profile: 'mini', configFile: bad })).toThrow(
+      /bad\.json: invalid reproduce config: mixes\.budget/,
+    );
+    const notJson = join(dir, 'x.json');
+    writeFileSync(notJson, '{ nope');
+    expect(() => resolveReproduceConfig({ profile: 'mini', configFile: notJson })).toThrow(
+      /x\.json: not valid JSON/,
+    );
+    expect(() => resolveReproduceConfig({ profile: 'mini', configFile: join(dir, 'absent.json') })).toThrow(
+      /config file not found/,
+    );
+  });
+  it('mergeConfig merges objects and replaces arrays and scalars', () => {
+    expect(mergeConfig({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, d: 2 })).toEqual({
+      a: { b: 1, c: [3] },
+      d: 2,
+    });
+  });
+});

@@ -1,0 +1,277 @@
+/**
+ * Configuration of `pnpm reproduce`: what each stage reads, with the sizes of the two mini
+ * variants (`full`, the default, <= 20 min on 2 cores; `quick`, <= 3 min, 1 seed) and the paper
+ * profile. A `--config FILE` (JSON) is merged over the profile's values (objects merge, arrays
+ * and scalars replace), then validated here.
+ *
+ * Sizes and where they come from (mini, full):
+ * - world: 250 test lemmas (FollowIR-form topics; DESIGN.md asks 1,000-2,000, we take fewer to
+ *   fit 14 models' evaluation in the time), 30 candidates per topic (FollowIR has 1,000), 2,400
+ *   train lemmas (one seed each), 200 dev lemmas for the complement-view accuracy, 1,200 general
+ *   examples, 40 topics per InfoSearch-style lever.
+ * - budget 2,000 examples per mix (Ins-DV: 1,000 pairs; All-*: 1,000 instruction + 1,000
+ *   general), ours: one epoch of 63 steps of 32 queries is ~40 s per run on 2 cores.
+ * - 3 seeds (the issue's minimum), 13 / 42 / 1234 as in the paper preset.
+ * - trainer and MLM settings: the trainer's mini presets (@dv/core), overridden only where said.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import {
+  DataError,
+  describeZodIssues,
+  MlmConfig,
+  miniMlmPreset,
+  miniTrainerPreset,
+  paperTrainerPreset,
+  TrainerConfig,
+} from '@dv/core';
+import { MiniWorldOptions } from '@dv/data';
+import { z } from 'zod';
+
+export const MINI_BACKBONES = ['mini-bert', 'mini-gte'] as const;
+
+const PaperPrerequisites = z.object({
+  /** OpenAI-compatible endpoints for synthesis (the paper: Qwen3-Next-80B-A3B-Instruct on vLLM). */
+  synthesis: z.object({
+    baseURLs: z.array(z.string().url()).min(1),
+    model: z.string().min(1),
+    apiKeyEnv: z.string().default('OPENAI_API_KEY'),
+  }),
+  /** Registered Hub datasets (@dv/data HUB_DATASETS) the run reads; `revision` for unpinned ones. */
+  datasets: z
+    .array(
+      z.union([
+        z
+          .string()
+          .min(1)
+          .transform((name): { name: string; revision?: string } => ({ name })),
+        z.object({
+          name: z.string().min(1),
+          revision: z
+            .string()
+            .regex(/^[0-9a-f]{40}$/)
+            .optional(),
+        }),
+      ]),
+    )
+    .min(1),
+  /** Hub model repos of the backbones at pinned commits. */
+  models: z
+    .array(z.object({ name: z.string().min(1), repo: z.string().min(1), revision: z.string().min(1) }))
+    .min(1),
+  /** Hub address (default $HF_ENDPOINT or https://huggingface.co). */
+  hubEndpoint: z.string().url().optional(),
+  /** Hub cache folder (default $DV_HUB_CACHE or ~/.cache/dv/hub). */
+  hubCache: z.string().optional(),
+  /** Where training runs: a local GPU backend, or a scale-out engine (exported mixes + launch). */
+  compute: z.enum(['gpu', 'scale-out']).default('gpu'),
+  /** For compute = scale-out: the launcher the exported data goes to. */
+  scaleOut: z.object({ command: z.string().min(1) }).optional(),
+});
+
+export const ReproduceConfig = z.object({
+  profile: z.enum(['mini', 'paper']),
+  /** Named size variant, for the report ("full", "quick", or a config file's). */
+  variant: z.string().min(1),
+  /** Fine-tuning seeds: each (backbone, mix) is trained once per seed. */
+  seeds: z.array(z.number().int()).min(1),
+  backbones: z.array(z.enum(MINI_BACKBONES)).min(1),
+  /** Mini world options (@dv/data MiniWorldOptions). */
+  world: MiniWorldOptions,
+  synth: z.object({
+    judge: z.enum(['lexical', 'lexical-text', 'none']).default('lexical'),
+    judgeThreshold: z.number().default(0.25),
+    /** Dev seeds synthesized for the complement-view accuracy (both views of held-out pairs). */
+    devPairs: z.number().int().min(0),
+  }),
+  mixes: z.object({
+    budget: z.number().int().positive(),
+    /** K instruction examples in All-* (default N/2). */
+    instructionExamples: z.number().int().nonnegative().optional(),
+    seed: z.number().int().default(13),
+  }),
+  /** MLM pretraining of each backbone (MlmConfig; `backbone` and `seed` are set per stage). */
+  pretrain: MlmConfig.omit({ backbone: true }),
+  /** Fine-tuning (TrainerConfig; `seed` is set per stage). */
+  train: TrainerConfig,
+  eval: z.object({
+    followir: z.boolean().default(true),
+    infosearch: z.boolean().default(true),
+    devPairs: z.boolean().default(true),
+    /** Baselines: BM25 and each backbone before fine-tuning (after MLM pretraining). */
+    baselines: z.boolean().default(true),
+    batchSize: z.number().int().positive().default(64),
+    /**
+     * Tokens per text when encoding for evaluation. The FollowIR-form changed instruction adds
+     * its constraint at the END of a long narrative instruction (~100-200 word pieces), so a
+     * training-length cut (32-64) would drop exactly the part p-MRR measures.
+     */
+    maxLength: z.number().int().positive().default(256),
+    /**
+     * How dense models are run: tfjs (native TensorFlow; measured here ~3x less CPU than ONNX
+     * Runtime on the mini encoders) or onnx (the exported onnx/model.onnx).
+     */
+    encoder: z.enum(['tfjs', 'onnx']).default('tfjs'),
+  }),
+  paper: PaperPrerequisites.optional(),
+});
+export type ReproduceConfig = z.infer<typeof ReproduceConfig>;
+
+const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
+
+const fullMini = {
+  profile: 'mini',
+  variant: 'full',
+  seeds: [13, 42, 1234],
+  backbones: ['mini-bert'],
+  world: {
+    seed: 13,
+    testLemmas: 250,
+    devLemmas: 200,
+    trainLemmas: 2400,
+    generalExamples: 1200,
+    candidates: 30,
+    infosearchTopicsPerLever: 40,
+    infosearchDistractors: 20,
+    hardNegatives: 7,
+  },
+  synth: { judge: 'lexical', judgeThreshold: 0.25, devPairs: 200 },
+  mixes: { budget: 2000, seed: 13 },
+  pretrain: { ...clone(miniMlmPreset.config), steps: 300, maxTexts: 40_000 },
+  // ours: seed instructions run to ~50-100 word pieces; the preset's 32 would cut most of them
+  train: {
+    ...clone(miniTrainerPreset.config),
+    model: { ...clone(miniTrainerPreset.config.model), maxQueryLength: 128 },
+  },
+  eval: {
+    followir: true,
+    infosearch: true,
+    devPairs: true,
+    baselines: true,
+    batchSize: 64,
+    maxLength: 256,
+    encoder: 'tfjs',
+  },
+} as const;
+
+const quickMini = {
+  ...fullMini,
+  variant: 'quick',
+  seeds: [13],
+  world: {
+    ...fullMini.world,
+    testLemmas: 60,
+    devLemmas: 30,
+    trainLemmas: 400,
+    generalExamples: 200,
+    candidates: 15,
+    infosearchTopicsPerLever: 12,
+    infosearchDistractors: 5,
+    hardNegatives: 3,
+  },
+  synth: { ...fullMini.synth, devPairs: 30 },
+  mixes: { budget: 320, seed: 13 },
+  pretrain: { ...fullMini.pretrain, steps: 20, batchSize: 32, vocabSize: 3000, maxTexts: 4000 },
+  train: { ...fullMini.train, logEverySteps: 2 },
+} as const;
+
+/**
+ * The paper profile: configuration only (PAPER.md): Promptriever seeds, an OpenAI-compatible
+ * endpoint, 480k budgets, the two Hub backbones, 30 hard negatives, tau 0.02, 512 tokens.
+ */
+const paperProfile = {
+  ...fullMini,
+  profile: 'paper',
+  variant: 'paper',
+  world: fullMini.world,
+  synth: { judge: 'lexical', judgeThreshold: 0.25, devPairs: 2000 },
+  mixes: { budget: 480_000, seed: 13 },
+  train: clone(paperTrainerPreset.config),
+  paper: {
+    synthesis: {
+      baseURLs: ['http://127.0.0.1:8000/v1'],
+      model: 'Qwen/Qwen3-Next-80B-A3B-Instruct',
+      apiKeyEnv: 'OPENAI_API_KEY',
+    },
+    datasets: [
+      'promptriever',
+      'followir-robust04',
+      'followir-news21',
+      'followir-core17',
+      'infosearch-audience',
+      'infosearch-keyword',
+      'infosearch-format',
+      'infosearch-language',
+      'infosearch-length',
+      'infosearch-source',
+    ],
+    models: [
+      {
+        name: 'gte-multilingual-mlm-base',
+        repo: 'Alibaba-NLP/gte-multilingual-mlm-base',
+        revision: 'main',
+      },
+      { name: 'bge-m3-retromae', repo: 'BAAI/bge-m3-retromae', revision: 'main' },
+    ],
+    compute: 'gpu',
+  },
+} as const;
+
+export const REPRODUCE_PROFILES = Object.freeze({
+  mini: fullMini,
+  quick: quickMini,
+  paper: paperProfile,
+} as const);
+export type ReproduceProfileName = keyof typeof REPRODUCE_PROFILES;
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/** Deep merge: objects merge member by member, anything else replaces. */
+export function mergeConfig(base: unknown, over: unknown): unknown {
+  if (!isObject(base) || !isObject(over)) return over === undefined ? base : over;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = mergeConfig(base[k], v);
+  return out;
+}
+
+export interface ResolveConfigOptions {
+  profile: 'mini' | 'paper';
+  quick?: boolean;
+  /** JSON file merged over the profile. */
+  configFile?: string;
+  seeds?: number;
+  backbones?: 'default' | 'all';
+}
+
+/** The run config from a profile, `--quick`, `--config FILE`, `--seeds N`, `--backbones all`. */
+export function resolveReproduceConfig(o: ResolveConfigOptions): ReproduceConfig {
+  let raw: unknown = clone(
+    o.profile === 'paper'
+      ? REPRODUCE_PROFILES.paper
+      : o.quick
+        ? REPRODUCE_PROFILES.quick
+        : REPRODUCE_PROFILES.mini,
+  );
+  if (o.configFile) {
+    if (!existsSync(o.configFile)) throw new DataError('config file not found', o.configFile);
+    let file: unknown;
+    try {
+      file = JSON.parse(readFileSync(o.configFile, 'utf8'));
+    } catch (err) {
+      throw new DataError(`not valid JSON: ${(err as Error).message}`, o.configFile);
+    }
+    if (!isObject(file)) throw new DataError('a config file holds one JSON object', o.configFile);
+    raw = mergeConfig(raw, file);
+  }
+  const r = raw as Record<string, unknown>;
+  if (o.seeds !== undefined) {
+    const base = REPRODUCE_PROFILES.mini.seeds;
+    r.seeds = Array.from({ length: o.seeds }, (_, i) => base[i] ?? 7919 * (i + 1));
+  }
+  if (o.backbones === 'all') r.backbones = [...MINI_BACKBONES];
+  const parsed = ReproduceConfig.safeParse(raw);
+  if (!parsed.success)
+    throw new DataError(`invalid reproduce config: ${describeZodIssues(parsed.error.issues)}`, o.configFile);
+  return parsed.data;
+}

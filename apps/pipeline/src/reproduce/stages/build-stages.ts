@@ -1,0 +1,54 @@
+/**
+ * The mini profile's DAG: world -> synth -> mixes; world -> pretrain/<backbone>;
+ * (pretrain, mixes) -> train/<backbone>/<mix>/seed-<s>; every model -> eval/<model>; all of it
+ * -> report.
+ */
+import type { ReproduceConfig } from '../reproduce-config.js';
+import type { StageSpec } from '../stage.js';
+import { evalStage, type ModelRef } from './eval-stage.js';
+import { MIXES, mixesStage } from './mixes-stage.js';
+import { EXPORT_DIR, pretrainStage } from './pretrain-stage.js';
+import { reportStage } from './report-stage.js';
+import { synthStage } from './synth-stage.js';
+import { trainStage } from './train-stage.js';
+import { worldStage } from './world-stage.js';
+
+export function modelRefs(config: ReproduceConfig): ModelRef[] {
+  const models: ModelRef[] = [];
+  if (config.eval.baselines) {
+    models.push({ id: 'bm25', kind: 'bm25' });
+    for (const backbone of config.backbones)
+      models.push({
+        id: `${backbone}/untrained`,
+        kind: 'untrained',
+        backbone,
+        stage: `pretrain/${backbone}`,
+        exportDir: EXPORT_DIR,
+      });
+  }
+  for (const backbone of config.backbones)
+    for (const mix of MIXES)
+      for (const seed of config.seeds)
+        models.push({
+          id: `${backbone}/${mix}/seed-${seed}`,
+          kind: 'trained',
+          backbone,
+          mix,
+          seed,
+          stage: `train/${backbone}/${mix}/seed-${seed}`,
+          exportDir: EXPORT_DIR,
+        });
+  return models;
+}
+
+export function buildMiniStages(config: ReproduceConfig): StageSpec[] {
+  const stages: StageSpec[] = [worldStage(config), synthStage(config), mixesStage(config)];
+  for (const backbone of config.backbones) stages.push(pretrainStage(config, backbone));
+  for (const backbone of config.backbones)
+    for (const mix of MIXES)
+      for (const seed of config.seeds) stages.push(trainStage(config, backbone, mix, seed));
+  const models = modelRefs(config);
+  for (const m of models) stages.push(evalStage(config, m));
+  stages.push(reportStage(config, models, [...stages]));
+  return stages;
+}

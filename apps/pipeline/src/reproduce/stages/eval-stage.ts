@@ -1,0 +1,189 @@
+/**
+ * Stage `eval/<model>`: one model on the mini benchmarks, through the same @dv/eval calls as
+ * `dv eval run` (createRanker + runBenchmark): the FollowIR-form benchmark, the InfoSearch-style
+ * sets, and the held-out dev pairs (complement-view accuracy). Models: `bm25`, each backbone
+ * before fine-tuning (`<backbone>/untrained`, the MLM-pretrained export) and every fine-tuned
+ * model (`<backbone>/<mix>/seed-<s>`), the dense ones as `onnx:DIR`.
+ * Each benchmark's results are final once its summary.json exists, so a resumed stage starts at
+ * the first benchmark without one.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  DualViewExample,
+  readJsonlAll,
+  SeedExample,
+  writeJsonAtomic,
+  writeManifest,
+  writeRun,
+} from '@dv/core';
+import { loadMiniWorld, MINI_FILES } from '@dv/data';
+import {
+  Bm25Ranker,
+  benchmarkEntry,
+  DenseRanker,
+  EmbeddingCache,
+  type Encoder,
+  OnnxEncoder,
+  type Ranker,
+  rankModes,
+  runBenchmark,
+} from '@dv/eval';
+import { TfjsEncoder } from '@dv/train';
+import { lengthSorted } from '../internal/length-sorted-encoder.js';
+import { stageFiles } from '../internal/stage-files.js';
+import type { ReproduceConfig } from '../reproduce-config.js';
+import type { StageSpec } from '../stage.js';
+import { complementViewAccuracy } from '../stats/complement-view-accuracy.js';
+import { devPairsSet } from './dev-pairs-set.js';
+import type { MixName } from './mixes-stage.js';
+import { SYNTH_DIRS } from './synth-stage.js';
+
+export const EVAL_DIRS = {
+  followir: 'followir',
+  followirSeen: 'followir-seen',
+  infosearch: 'infosearch',
+  devPairs: 'dev-pairs',
+} as const;
+export const DEV_PAIRS_RESULT = 'result.json';
+
+export type ModelRef =
+  | { id: 'bm25'; kind: 'bm25' }
+  | { id: string; kind: 'untrained'; backbone: string; stage: string; exportDir: string }
+  | {
+      id: string;
+      kind: 'trained';
+      backbone: string;
+      mix: MixName;
+      seed: number;
+      stage: string;
+      exportDir: string;
+    };
+
+export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
+  const dense = model.kind !== 'bm25';
+  return {
+    id: `eval/${model.id}`,
+    group: 'eval',
+    deps: ['world', 'synth', ...(dense ? [model.stage] : [])],
+    version: '1',
+    config: { eval: config.eval, formatter: config.train.formatter, model: model.id },
+    estimateSeconds: dense ? 8 + (config.world.testLemmas * config.world.candidates) / 3000 : 5,
+    async run(ctx) {
+      const world = await loadMiniWorld(ctx.depDir('world'));
+      let encoded = 0;
+      const progress = ctx.progress('encode', undefined, 'texts');
+      const spec = dense
+        ? `${config.eval.encoder}:${join(ctx.depDir(model.stage), model.exportDir)}`
+        : 'bm25';
+      const onEncode = (_kind: string, done: number, total: number) => {
+        if (done === total) {
+          encoded += total;
+          progress.update(encoded);
+        }
+      };
+      // As `dv eval run --model tfjs:DIR | onnx:DIR | bm25` (createRanker), with an explicit max
+      // length and batches of similar lengths.
+      let ranker: Ranker;
+      if (dense) {
+        const dir = join(ctx.depDir(model.stage), model.exportDir);
+        const opts = {
+          formatter: config.train.formatter,
+          maxLength: config.eval.maxLength,
+          batchSize: config.eval.batchSize,
+        };
+        const encoder: Encoder =
+          config.eval.encoder === 'onnx'
+            ? await OnnxEncoder.fromDir(dir, opts)
+            : await TfjsEncoder.fromDir(dir, opts);
+        // content-keyed (model digest + texts): the seen-wording split reuses the corpus embeddings
+        ranker = new DenseRanker(lengthSorted(encoder), {
+          onEncode,
+          cache: new EmbeddingCache(join(ctx.runDir, 'cache', 'embeddings')),
+        });
+      } else ranker = new Bm25Ranker({ formatter: config.train.formatter });
+      const summary: Record<string, unknown> = { model: model.id, ranker: ranker.name };
+      const common = { command: ['dv', 'reproduce'], config: { model: model.id, spec } };
+      if (config.eval.followir) {
+        const out = join(ctx.dir, EVAL_DIRS.followir);
+        if (!existsSync(join(out, 'summary.json'))) {
+          const sets = [await world.loadFollowIR()];
+          const s = await runBenchmark(sets, ranker, {
+            benchmark: benchmarkEntry('mini-followir'),
+            outDir: out,
+            ...common,
+          });
+          ctx.log(
+            `FollowIR-form: p-MRR ${(100 * s.average['p-MRR']!).toFixed(2)}, Score ${(100 * s.average.score!).toFixed(2)}`,
+          );
+        }
+        await ctx.checkpoint('followir done');
+        // the seen-wording split (train-pool templates; mini world v3 and later)
+        const seenOut = join(ctx.dir, EVAL_DIRS.followirSeen);
+        const seen = existsSync(join(seenOut, 'summary.json')) ? null : await world.loadFollowIRSeen();
+        if (seen) {
+          const s = await runBenchmark([seen], ranker, {
+            benchmark: benchmarkEntry('mini-followir'),
+            outDir: seenOut,
+            ...common,
+          });
+          ctx.log(`FollowIR-form, seen wording: p-MRR ${(100 * s.average['p-MRR']!).toFixed(2)}`);
+        }
+      }
+      if (config.eval.infosearch) {
+        const out = join(ctx.dir, EVAL_DIRS.infosearch);
+        if (!existsSync(join(out, 'summary.json'))) {
+          const sets = (await Promise.all(world.levers.map((l) => world.loadInfoSearch(l)))).filter(
+            (s) => s.queries.length > 0,
+          );
+          const s = await runBenchmark(sets, ranker, {
+            benchmark: benchmarkEntry('mini-infosearch'),
+            outDir: out,
+            ...common,
+          });
+          ctx.log(
+            `InfoSearch-style: p-MRR ${(100 * s.average['p-MRR']!).toFixed(2)} over ${sets.length} levers`,
+          );
+        }
+        await ctx.checkpoint('infosearch done');
+      }
+      if (config.eval.devPairs && config.synth.devPairs > 0) {
+        const out = join(ctx.dir, EVAL_DIRS.devPairs);
+        if (!existsSync(join(out, DEV_PAIRS_RESULT))) {
+          const seeds = await readJsonlAll(join(ctx.depDir('world'), MINI_FILES.seedsDev), SeedExample);
+          const complements = await readJsonlAll(
+            join(ctx.depDir('synth'), SYNTH_DIRS.dev, 'complement.jsonl'),
+            DualViewExample,
+          );
+          const set = devPairsSet(seeds, complements);
+          const runs = await rankModes(set, ranker, { topK: 100 });
+          const acc = complementViewAccuracy({
+            qrelsOg: set.qrels.og!,
+            qrelsChanged: set.qrels.changed!,
+            runOg: runs.og!,
+            runChanged: runs.changed!,
+          });
+          const files = [join(out, 'og.run'), join(out, 'changed.run')];
+          await writeRun(files[0]!, runs.og!, ranker.name.replace(/\s+/g, '_'));
+          await writeRun(files[1]!, runs.changed!, ranker.name.replace(/\s+/g, '_'));
+          await writeJsonAtomic(join(out, DEV_PAIRS_RESULT), {
+            model: model.id,
+            ranker: ranker.name,
+            ...acc,
+          });
+          await writeManifest(out, {
+            kind: 'dev-pairs-accuracy',
+            config: { model: model.id, spec, pairs: acc.pairs },
+            formatter: ranker.formatter,
+            outputs: [...files, join(out, DEV_PAIRS_RESULT)],
+          });
+          ctx.log(
+            `dev pairs: view accuracy ${(100 * acc.viewAccuracy).toFixed(1)}%, both right ${(100 * acc.bothRight).toFixed(1)}% of ${acc.pairs}`,
+          );
+        }
+      }
+      progress.done();
+      return { outputs: stageFiles(ctx.dir), summary };
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/** Stage `mixes`: the four matched-budget mixes (@dv/synth writeMixes, as `dv synth mix`). */
+import { join } from 'node:path';
+import { MINI_FILES } from '@dv/data';
+import { writeMixes } from '@dv/synth';
+import { stageFiles } from '../internal/stage-files.js';
+import type { ReproduceConfig } from '../reproduce-config.js';
+import type { StageSpec } from '../stage.js';
+import { SYNTH_DIRS } from './synth-stage.js';
+
+export const MIXES = ['ins-orig', 'ins-dv', 'all-orig', 'all-dv'] as const;
+export type MixName = (typeof MIXES)[number];
+
+export function mixPath(mixesDir: string, mix: MixName): string {
+  return join(mixesDir, mix, 'train.jsonl');
+}
+
+export function mixesStage(config: ReproduceConfig): StageSpec {
+  return {
+    id: 'mixes',
+    group: 'mixes',
+    deps: ['world', 'synth'],
+    version: '1',
+    config: { ...config.mixes, formatter: config.train.formatter },
+    estimateSeconds: 3,
+    async run(ctx) {
+      const res = await writeMixes({
+        synthDir: join(ctx.depDir('synth'), SYNTH_DIRS.train),
+        generalPath: join(ctx.depDir('world'), MINI_FILES.general),
+        outDir: ctx.dir,
+        budget: config.mixes.budget,
+        ...(config.mixes.instructionExamples !== undefined
+          ? { instructionExamples: config.mixes.instructionExamples }
+          : {}),
+        seed: config.mixes.seed,
+        formatter: config.train.formatter,
+        mixes: [...MIXES],
+        command: ['dv', 'reproduce'],
+      });
+      const counts = Object.fromEntries(Object.entries(res).map(([k, { files: _f, ...c }]) => [k, c]));
+      for (const [k, c] of Object.entries(counts))
+        ctx.log(
+          `${k}: ${c.total} (original ${c.original}, complement ${c.complement}, general ${c.general})`,
+        );
+      return { outputs: stageFiles(ctx.dir), summary: { counts } };
+    },
+  };
+}
