@@ -383,6 +383,14 @@ def main() -> None:
         with open(os.path.join(out, "probe.json"), "w", encoding="utf8") as f:
             json.dump({"texts": probe, "embeddings": vectors}, f)
         print(json.dumps({"final": os.path.join(out, "final"), "steps": trainer.state.global_step}))
+    # Every rank waits for rank 0's writes, then leaves the process group together: a rank that
+    # exits while another still uses gloo aborts in teardown ("terminate called without an
+    # active exception", SIGABRT), and torchrun then fails the whole run.
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
 
 
 if __name__ == "__main__":
