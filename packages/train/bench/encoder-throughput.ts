@@ -12,11 +12,11 @@
  * it only the tfjs figures are printed. Rewrites the train section of docs/benchmarks.md.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuInfo, createRng, writeBenchSection } from '@dv/core';
+import { cpuInfo, createRng, otherProcessesCores, sampleCpu, writeBenchSection } from '@dv/core';
 import {
   applyAdamW,
   createAdamWState,
@@ -159,7 +159,7 @@ console.log(
   `backend ${backend.tfjsBackend} (${backend.choice}${backend.tensorflowVersion ? ` TF ${backend.tensorflowVersion}` : ''}), ${threads} threads`,
 );
 const loadBefore = loadavg()[0]!;
-const cpuBefore = cpuTicks();
+const cpuBefore = sampleCpu();
 const rows: string[][] = [];
 const dispatch: string[] = [];
 let torchVersion = 'n/a';
@@ -214,7 +214,7 @@ for (const c of configs) {
 }
 
 const loadAfter = loadavg()[0]!;
-const otherCores = otherJobsCores(cpuBefore, cpuTicks());
+const otherCores = otherProcessesCores(cpuBefore, sampleCpu());
 const section = `Training step = forward + backward + AdamW update (lr 1e-4, weight decay 0.01 except on biases and
 LayerNorm parameters, on both sides) of the \`mini-bert\` encoder (post-LN BERT,
 exact GELU), batch 32 sequences (16 queries + 16 documents, InfoNCE over in-batch negatives,
@@ -252,37 +252,6 @@ OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS
 A per-core comparison that contention distorts less:
 \`TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1 pnpm -F @dv/train bench\`. Command: \`pnpm -F @dv/train bench\` (PyTorch
 from \`python3 -m venv .venv-ref && .venv-ref/bin/pip install torch\`, local index).`;
-
-interface CpuTicks {
-  /** Busy clock ticks of the whole machine (/proc/stat) and of this process + its children. */
-  machine: number;
-  own: number;
-  wall: number;
-}
-
-/** Linux CPU accounting, or undefined elsewhere. */
-function cpuTicks(): CpuTicks | undefined {
-  try {
-    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const machine = cpu.slice(0, 8).reduce((x, y) => x + y, 0) - cpu[3]! - cpu[4]!; // minus idle, iowait
-    // /proc/self/stat: fields 14-17 are utime, stime, cutime, cstime (children we waited for: PyTorch).
-    const self = readFileSync('/proc/self/stat', 'utf8');
-    const f = self
-      .slice(self.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    return { machine, own: f[11]! + f[12]! + f[13]! + f[14]!, wall: performance.now() };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Average number of cores other processes kept busy between two samples. */
-function otherJobsCores(a: CpuTicks | undefined, b: CpuTicks | undefined): number | undefined {
-  if (!a || !b) return undefined;
-  const ticksPerSecond = 100; // USER_HZ on Linux
-  return Math.max(0, (b.machine - a.machine - (b.own - a.own)) / ticksPerSecond / ((b.wall - a.wall) / 1000));
-}
 
 /**
  * What was measured about contention: the CPU time other processes used during the run
