@@ -100,6 +100,31 @@ describe('buildBatch', () => {
     ]);
   });
 
+  // Regression (issue 15): the original view lists two positives (D+ "fish" and another sense,
+  // "fishing gear", that also satisfies its instruction); the complement's label names only
+  // D- "voice". The second positive used to be an in-batch -1 of the complement although it is
+  // on topic for "bass" and unlabelled under I' (it may satisfy I' too), so one batch pulled the
+  // original towards it and pushed the complement from it. Now it is ignored (0) there, while
+  // the complement's own labelled negative D+ stays -1.
+  it('masks the other view’s unlabelled positives in a dual-view pair; explicit labels still win', () => {
+    const o2: BatchExample = { ...original, positives: [doc('fish', 'Bass'), doc('gear')] };
+    const b = buildBatch([o2, complement, general], { ...opts, hardNegatives: 1 });
+    expect(b.queryTexts).toEqual(['bass Only fish.', 'bass Not fish.', 'oak']);
+    expect(b.docIds).toEqual(['fish', 'gear', 'voice', 'tree', 'h2']);
+    expect(b.relations).toEqual([
+      //fish gear voice tree h2
+      [1, 1, -1, -1, -1],
+      [-1, 0, 1, -1, -1], // gear: the original's positive, unlabelled here -> ignored
+      [-1, -1, -1, 1, -1], // another query: gear is an ordinary in-batch negative
+    ]);
+    const unmasked = buildBatch([o2, complement, general], {
+      ...opts,
+      hardNegatives: 1,
+      maskFalseNegatives: false,
+    });
+    expect(unmasked.relations[1]).toEqual([-1, -1, 1, -1, -1]);
+  });
+
   it('a positive listed among the negatives stays positive', () => {
     const odd: BatchExample = { ...general, negatives: [doc('tree'), doc('h2')] };
     expect(buildBatch([odd], opts).relations).toEqual([[1, -1]]);

@@ -10,10 +10,20 @@
  *       it is also one of its positives;
  *   otherwise j is an in-batch document of another example:
  *    0  when in-batch negatives are off, or when `maskFalseNegatives` and j is a positive of
- *       another example whose formatted query is the same text (a duplicate query: its
- *       positives are relevant to this one too, a false negative, so ignored rather than
- *       pushed away);
+ *       another example with the same query, i.e. the same formatted text (a duplicate query:
+ *       its positives are relevant to this one too) or the same bare query under another
+ *       instruction (the other view of a dual-view pair, or another instruction over the same
+ *       lemma: j is on topic and nobody labelled it under this instruction, so it may well be
+ *       relevant; a possible false negative is ignored rather than pushed away);
  *   -1  else (an in-batch negative).
+ * The explicit labels win over the masking: the complement's D+ is its own labelled negative,
+ * so it stays -1 although it is the original's positive.
+ *
+ * Regression (issue 15): the original view of a pair often lists more than one positive (D+
+ * and other senses that satisfy I); the complement's label names only D- as positive. Before
+ * the same-query rule, those other senses were -1 in-batch negatives of the complement, though
+ * many satisfy I' too (I' "quotes an example" and the sense has one), so the two views were
+ * pulled towards and pushed from the same on-topic document in one batch.
  *
  * Documents are deduplicated by `docid` in order of first appearance (each example's positives,
  * then its kept negatives), so the same document under two queries is one column with the
@@ -77,20 +87,27 @@ export function buildBatch(examples: readonly BatchExample[], options: BatchOpti
     const neg = new Set(e.negatives.slice(0, options.hardNegatives).map(addDoc));
     return { pos, neg };
   });
-  // Positives of each distinct query text, for false-negative masking of duplicate queries.
-  const positivesByText = new Map<string, Set<number>>();
-  own.forEach((o, i) => {
-    const set = positivesByText.get(queryTexts[i]!) ?? new Set<number>();
-    for (const j of o.pos) set.add(j);
-    positivesByText.set(queryTexts[i]!, set);
-  });
+  // Positives of each distinct formatted text and of each bare query, for false-negative
+  // masking: a positive of the same query (same text, or another instruction over it).
+  const positivesOf = (key: (i: number) => string): Map<string, Set<number>> => {
+    const map = new Map<string, Set<number>>();
+    own.forEach((o, i) => {
+      const set = map.get(key(i)) ?? new Set<number>();
+      for (const j of o.pos) set.add(j);
+      map.set(key(i), set);
+    });
+    return map;
+  };
+  const byText = positivesOf((i) => queryTexts[i]!);
+  const byQuery = positivesOf((i) => examples[i]!.query);
   const relations = own.map((o, i): Relation[] => {
-    const sameText = positivesByText.get(queryTexts[i]!)!;
+    const sameText = byText.get(queryTexts[i]!)!;
+    const sameQuery = byQuery.get(examples[i]!.query)!;
     return docIds.map((_, j): Relation => {
       if (o.pos.has(j)) return 1;
       if (o.neg.has(j)) return -1;
       if (!options.inBatchNegatives) return 0;
-      if (options.maskFalseNegatives && sameText.has(j)) return 0;
+      if (options.maskFalseNegatives && (sameText.has(j) || sameQuery.has(j))) return 0;
       return -1;
     });
   });
