@@ -4,13 +4,22 @@
  * profile. A `--config FILE` (JSON) is merged over the profile's values (objects merge, arrays
  * and scalars replace), then validated here.
  *
- * Sizes and where they come from (mini, full):
+ * Sizes and where they come from (mini, full; measured in docs/results-mini.md):
  * - world: 250 test lemmas (FollowIR-form topics; DESIGN.md asks 1,000-2,000, we take fewer to
- *   fit 14 models' evaluation in the time), 30 candidates per topic (FollowIR has 1,000), 2,400
- *   train lemmas (one seed each), 200 dev lemmas for the complement-view accuracy, 1,200 general
- *   examples, 40 topics per InfoSearch-style lever.
- * - budget 2,000 examples per mix (Ins-DV: 1,000 pairs; All-*: 1,000 instruction + 1,000
- *   general), ours: one epoch of 63 steps of 32 queries is ~40 s per run on 2 cores.
+ *   fit 14 models' evaluation in the time), 30 candidates per topic (FollowIR has 1,000), 4,400
+ *   train lemmas (one seed each; the DESIGN.md prototype used 4,000, and 4,000 seeds plus ~10%
+ *   spare lets Ins-orig take 4,000 distinct originals), 200 dev lemmas for the complement-view
+ *   accuracy, 2,000 general examples (All-*: half of 4,000), 40 topics per InfoSearch-style
+ *   lever.
+ * - budget 4,000 examples per mix (Ins-DV: 2,000 pairs; All-*: 2,000 instruction + 2,000
+ *   general), two epochs = 250 steps of 32 queries, 8,000 training views per run (the
+ *   prototype's 8k examples). Why: with one epoch of 2,000 (63 steps) the models barely moved
+ *   (Score 16-30, BM25 57); at 250 steps Ins-orig reached Score 68.7 and Ins-DV 65.8 against
+ *   the untrained backbone's 10.2 (one seed, issue 15 diagnosis). 250 steps take ~60-100 s on
+ *   2 shared cores (2.5-4 steps/s at load 12-18), so 12 runs fit the 20 minutes with the
+ *   evaluations.
+ * - one labelled negative per query (the trainer's mini preset): 3 negatives and 96-token
+ *   documents doubled the step time for Score +4 and p-MRR -3 on Ins-DV (one seed), so no.
  * - 3 seeds (the issue's minimum), 13 / 42 / 1234 as in the paper preset.
  * - trainer and MLM settings: the trainer's mini presets (@dv/core), overridden only where said.
  */
@@ -127,20 +136,22 @@ const fullMini = {
     seed: 13,
     testLemmas: 250,
     devLemmas: 200,
-    trainLemmas: 2400,
-    generalExamples: 1200,
+    trainLemmas: 4400,
+    generalExamples: 2000,
     candidates: 30,
     infosearchTopicsPerLever: 40,
     infosearchDistractors: 20,
     hardNegatives: 7,
   },
   synth: { judge: 'lexical', judgeThreshold: 0.25, devPairs: 200 },
-  mixes: { budget: 2000, seed: 13 },
+  mixes: { budget: 4000, seed: 13 },
   pretrain: { ...clone(miniMlmPreset.config), steps: 300, maxTexts: 40_000 },
   // ours: seed instructions run to ~50-100 word pieces; the preset's 32 would cut most of them
   train: {
     ...clone(miniTrainerPreset.config),
     model: { ...clone(miniTrainerPreset.config.model), maxQueryLength: 128 },
+    // ours: two passes over the 4,000 examples (250 steps; see "Sizes" above)
+    batch: { ...clone(miniTrainerPreset.config.batch), epochs: 2 },
   },
   eval: {
     followir: true,
@@ -171,7 +182,8 @@ const quickMini = {
   synth: { ...fullMini.synth, devPairs: 30 },
   mixes: { budget: 320, seed: 13 },
   pretrain: { ...fullMini.pretrain, steps: 20, batchSize: 32, vocabSize: 3000, maxTexts: 4000 },
-  train: { ...fullMini.train, logEverySteps: 2 },
+  // one epoch of the 320 examples (10 steps): a smoke test of every stage, not a result
+  train: { ...fullMini.train, batch: { ...fullMini.train.batch, epochs: 1 }, logEverySteps: 2 },
 } as const;
 
 /**
