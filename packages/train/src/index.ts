@@ -4,6 +4,12 @@
  */
 
 export {
+  type Architecture,
+  architectures,
+  type ForwardInputs,
+  type ParameterSpec,
+} from './architectures/bert/forward.js';
+export {
   type BackendChoice,
   type BackendInfo,
   backendChoices,
@@ -21,12 +27,6 @@ export {
   pruneCheckpoints,
   saveCheckpoint,
 } from './checkpoint/checkpoint.js';
-export {
-  type Architecture,
-  architectures,
-  type ForwardInputs,
-  type ParameterSpec,
-} from './encoders/architectures.js';
 export {
   createMiniEncoder,
   type MiniBackboneName,

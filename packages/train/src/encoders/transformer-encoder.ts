@@ -12,6 +12,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataError, type Rng } from '@dv/core';
 import type { Tensor, Variable } from '@tensorflow/tfjs-core';
+import {
+  architectures,
+  type ForwardInputs,
+  type OutputRows,
+  type ParameterSpec,
+} from '../architectures/bert/forward.js';
 import { tf } from '../backend/tf.js';
 import {
   type EncoderConfig,
@@ -22,7 +28,6 @@ import {
   requireWeight,
 } from '../export/index.js';
 import { readSafetensors } from '../safetensors/index.js';
-import { architectures, type ForwardInputs, type OutputRows, type ParameterSpec } from './architectures.js';
 import { type Pooling, pool, poolCls } from './pooling.js';
 
 export type { OutputRows };

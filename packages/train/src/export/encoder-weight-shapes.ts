@@ -3,7 +3,7 @@
  * without the base-model prefix: the checklist a trainer's weights must satisfy. Optional
  * tensors (the BERT/XLM-R pooler) are listed with `optional: true`.
  */
-import type { EncoderConfig } from './encoder-config.js';
+import type { EncoderConfig } from '../architectures/registry.js';
 
 export interface WeightSpec {
   readonly shape: readonly number[];

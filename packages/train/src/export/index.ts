@@ -20,7 +20,7 @@ export {
   type EncoderModelType,
   encoderConfigSchema,
   parseEncoderConfig,
-} from './encoder-config.js';
+} from '../architectures/registry.js';
 export { encoderWeightShapes, type WeightSpec } from './encoder-weight-shapes.js';
 export {
   type EncoderWeight,

@@ -14,8 +14,8 @@
  * are the same function (tested to 1e-5).
  */
 import { createRng, type Rng } from '@dv/core';
+import type { ForwardInputs } from '../architectures/bert/forward.js';
 import { type Tensor, tf } from '../backend/tf.js';
-import type { ForwardInputs } from '../encoders/architectures.js';
 import type { Pooling } from '../encoders/pooling.js';
 import type { TransformerEncoder } from '../encoders/transformer-encoder.js';
 import { infoNceLoss } from '../losses/info-nce.js';

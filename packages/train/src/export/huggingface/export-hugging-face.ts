@@ -22,8 +22,12 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataError, writeBytesAtomic, writeJsonAtomic } from '@dv/core';
+import {
+  type EncoderConfig,
+  type EncoderModelType,
+  parseEncoderConfig,
+} from '../../architectures/registry.js';
 import { writeSafetensors } from '../../safetensors/index.js';
-import { type EncoderConfig, type EncoderModelType, parseEncoderConfig } from '../encoder-config.js';
 import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
 import type { Pooling } from '../onnx/encoder-graph.js';
 import { exportOnnx } from '../onnx/export-onnx.js';

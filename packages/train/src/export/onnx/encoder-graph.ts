@@ -22,7 +22,7 @@
  * tanh(W h[:,0] + b).
  */
 import { DataError } from '@dv/core';
-import type { EncoderConfig } from '../encoder-config.js';
+import type { EncoderConfig } from '../../architectures/registry.js';
 import { type EncoderWeights, requireWeight } from '../encoder-weights.js';
 import { GraphBuilder } from './graph-builder.js';
 import { type OnnxGraph, type OnnxValueInfo, onnxDataType } from './onnx-proto.js';

@@ -15,8 +15,8 @@
  */
 import { basename, dirname, join } from 'node:path';
 import { DataError, type OnnxTensor, writeBytesAtomic } from '@dv/core';
+import { type EncoderConfig, parseEncoderConfig } from '../../architectures/registry.js';
 import { concatBytes } from '../../internal/concat-bytes.js';
-import { type EncoderConfig, parseEncoderConfig } from '../encoder-config.js';
 import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
 import { buildEncoderGraph, type Pooling } from './encoder-graph.js';
 import { onnxIrVersion, onnxOpset } from './graph-builder.js';

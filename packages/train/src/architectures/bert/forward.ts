@@ -15,9 +15,9 @@
  *   gated FFN `down(act(gate) * up)` with `[up | gate] = x W^T` (no bias); post-LN `mlp_ln`.
  */
 import type { Tensor } from '@tensorflow/tfjs-core';
-import { tf } from '../backend/tf.js';
-import type { EncoderConfig, EncoderModelType } from '../export/index.js';
-import { ropeInverseFrequencies } from '../export/index.js';
+import { tf } from '../../backend/tf.js';
+import type { EncoderConfig, EncoderModelType } from '../../export/index.js';
+import { ropeInverseFrequencies } from '../../export/index.js';
 import {
   activations,
   applyRope,
@@ -30,7 +30,7 @@ import {
   mergeHeads,
   packedAttention,
   splitHeads,
-} from '../internal/tf-layers.js';
+} from '../../internal/tf-layers.js';
 
 export interface ParameterSpec {
   shape: number[];
