@@ -1,65 +1,54 @@
 /**
- * The Hugging Face `config.json` fields the exporters read, as zod schemas, one per supported
- * `model_type`: `bert` (BertModel), `xlm-roberta` (XLMRobertaModel) and `new` (Alibaba's gte
- * "NewModel", e.g. Alibaba-NLP/gte-multilingual-base). Unknown keys are kept, so a config
- * round-trips through `exportHuggingFace` unchanged. Features the exporters do not implement
- * (other activations, other RoPE scalings, unpacked QKV, logn attention scaling) are refused
- * here rather than exported wrongly.
+ * The encoder architectures, by Hugging Face `model_type`: `bert` (BertModel), `xlm-roberta`
+ * (XLMRobertaModel) and `new` (Alibaba's gte NewModel). Each entry is one module folder
+ * (config schema, parameters, tfjs forward, ONNX graph, Hugging Face files; see
+ * encoder-architecture.ts for the contract). Generic code asks `architectureOf(config)` instead
+ * of switching on `model_type`.
+ *
+ * `encoderConfigSchema` validates a Hugging Face `config.json` against the modules' schemas
+ * (discriminated by `model_type`). Unknown keys are kept, so a config round-trips through
+ * `exportHuggingFace` unchanged; features a module does not implement are refused here rather
+ * than run or exported wrongly. To add an architecture: a folder beside `bert/` with the same
+ * files, an entry below and its schema in the union (docs/architecture.md).
  */
 import { DataError, describeZodIssues } from '@dv/core';
 import { z } from 'zod';
+import { bertArchitecture } from './bert/index.js';
+import type { EncoderArchitecture } from './encoder-architecture.js';
+import { gteNewArchitecture } from './gte-new/index.js';
+import { xlmRobertaArchitecture } from './xlm-roberta/index.js';
 
-const positiveInt = z.number().int().positive();
-
-const common = {
-  vocab_size: positiveInt,
-  hidden_size: positiveInt,
-  num_hidden_layers: positiveInt,
-  num_attention_heads: positiveInt,
-  intermediate_size: positiveInt,
-  hidden_act: z.enum(['gelu', 'relu', 'gelu_new', 'gelu_pytorch_tanh']),
-  layer_norm_eps: z.number().positive(),
-  max_position_embeddings: positiveInt,
-  type_vocab_size: z.number().int().nonnegative(),
-};
-
-export const bertConfigSchema = z.looseObject({
-  ...common,
-  model_type: z.literal('bert'),
-  pad_token_id: z.number().int().nonnegative().default(0),
-  position_embedding_type: z.literal('absolute').optional(),
-});
-
-export const xlmRobertaConfigSchema = z.looseObject({
-  ...common,
-  model_type: z.literal('xlm-roberta'),
-  pad_token_id: z.number().int().nonnegative(),
-  position_embedding_type: z.literal('absolute').optional(),
-});
-
-export const gteNewConfigSchema = z.looseObject({
-  ...common,
-  model_type: z.literal('new'),
-  pad_token_id: z.number().int().nonnegative().default(1),
-  position_embedding_type: z.literal('rope'),
-  rope_theta: z.number().positive().default(10000),
-  rope_scaling: z
-    .object({ type: z.literal('ntk'), factor: z.number().positive(), mixed_b: z.null().optional() })
-    .nullable()
-    .default(null),
-  pack_qkv: z.literal(true).default(true),
-  logn_attention_scale: z.literal(false).default(false),
-  layer_norm_type: z.literal('layer_norm').default('layer_norm'),
-});
+export const architectures = Object.freeze({
+  bert: bertArchitecture,
+  'xlm-roberta': xlmRobertaArchitecture,
+  new: gteNewArchitecture,
+} as const);
 
 export const encoderConfigSchema = z
-  .discriminatedUnion('model_type', [bertConfigSchema, xlmRobertaConfigSchema, gteNewConfigSchema])
+  .discriminatedUnion('model_type', [
+    architectures.bert.configSchema,
+    architectures['xlm-roberta'].configSchema,
+    architectures.new.configSchema,
+  ])
   .refine((c) => c.hidden_size % c.num_attention_heads === 0, {
     message: 'hidden_size must be a multiple of num_attention_heads',
   });
 
 export type EncoderConfig = z.infer<typeof encoderConfigSchema>;
 export type EncoderModelType = EncoderConfig['model_type'];
+
+// Every key is its module's model_type, and every model_type of the union has a module.
+architectures satisfies {
+  readonly [K in EncoderModelType]: EncoderArchitecture<Extract<EncoderConfig, { model_type: K }>> & {
+    readonly modelType: K;
+  };
+};
+
+/** The module of a parsed config's `model_type`. */
+export function architectureOf(config: EncoderConfig): EncoderArchitecture<EncoderConfig> {
+  // Sound: the entry is chosen by the config's own model_type (checked above).
+  return architectures[config.model_type] as unknown as EncoderArchitecture<EncoderConfig>;
+}
 
 /** Validates a parsed config.json; `source` names it in the error. */
 export function parseEncoderConfig(json: unknown, source = 'config.json'): EncoderConfig {
