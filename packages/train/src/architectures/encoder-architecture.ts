@@ -48,6 +48,11 @@ export interface OnnxInputs {
 export interface HuggingFaceFiles<C> {
   /** `architectures[0]` of config.json (the transformers class). */
   readonly hfClass: string;
+  /**
+   * The class's `base_model_prefix`: checkpoints of models with a head (`BertForMaskedLM`...)
+   * name the encoder's tensors `<prefix>.embeddings...`.
+   */
+  readonly baseModelPrefix: string;
   readonly tokenizerClass: string;
   readonly specialTokens: Readonly<Record<string, string>>;
   /** Positions the table cannot use (XLM-R reserves padding_idx + 1 slots). */

@@ -35,6 +35,7 @@ export const bertArchitecture = Object.freeze({
   pooler: bertPooler,
   huggingFace: {
     hfClass: 'BertModel',
+    baseModelPrefix: 'bert',
     tokenizerClass: 'BertTokenizer',
     specialTokens: bertSpecialTokens,
     positionOffset: () => 0,

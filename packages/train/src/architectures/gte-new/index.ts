@@ -22,6 +22,7 @@ export const gteNewArchitecture = Object.freeze({
   onnxGraph: gteNewOnnxGraph,
   huggingFace: {
     hfClass: 'NewModel',
+    baseModelPrefix: 'new',
     // gte-multilingual uses XLM-R's sentencepiece tokenizer.
     tokenizerClass: 'XLMRobertaTokenizer',
     specialTokens: xlmRobertaSpecialTokens,

@@ -31,6 +31,7 @@ export const xlmRobertaArchitecture = Object.freeze({
   pooler: bertPooler,
   huggingFace: {
     hfClass: 'XLMRobertaModel',
+    baseModelPrefix: 'roberta',
     tokenizerClass: 'XLMRobertaTokenizer',
     specialTokens: xlmRobertaSpecialTokens,
     positionOffset: (c) => c.pad_token_id + 1,
