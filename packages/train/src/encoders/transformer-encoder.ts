@@ -21,6 +21,7 @@ import {
   parseEncoderConfig,
   requireWeight,
 } from '../export/index.js';
+import { noDropout } from '../internal/tf-layers.js';
 import { readSafetensors } from '../safetensors/index.js';
 import { architectures, type ForwardInputs, type OutputRows, type ParameterSpec } from './architectures.js';
 import { type Pooling, pool, poolCls } from './pooling.js';
@@ -121,7 +122,7 @@ export class TransformerEncoder {
     const rate = (this.config as { hidden_dropout_prob?: number }).hidden_dropout_prob ?? 0;
     const rng = options.training?.rng;
     const dropout =
-      rng && rate > 0 ? (x: Tensor) => tf.dropout(x, rate, undefined, rng.nextUint32()) : (x: Tensor) => x;
+      rng && rate > 0 ? (x: Tensor) => tf.dropout(x, rate, undefined, rng.nextUint32()) : noDropout;
     return architectures[this.config.model_type].forward(
       this.config,
       this.param,
