@@ -42,6 +42,7 @@ import {
 } from './backends/synthesis-backend.js';
 import { finalizeRun, type RunSummary } from './finalize-run.js';
 import { checkGuardrails, type GuardrailOptions } from './guardrails.js';
+import { InFlight } from './internal/in-flight.js';
 import { parseAnswer } from './parse-answer.js';
 import { inShard, prepareTask, type TaskSettings } from './synthesis-task.js';
 import type { UsageLedger } from './usage-ledger.js';
@@ -137,7 +138,7 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
   const ids = new Set(await scanSeeds(o.seedsPath, o.shard, o.limit));
   const logPath = join(o.outDir, LOG_FILE);
   const journal = await readJournal(logPath);
-  const appender = new JsonlAppender(logPath, SynthesisRecord);
+  const appender = new JsonlAppender(logPath, SynthesisRecord, { groupPerTick: true });
   const secrets = [...new Set([...(o.secrets ?? []), ...secretValuesFromEnv()])].sort(
     (a, b) => b.length - a.length,
   );
@@ -307,7 +308,7 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
     }
   }
 
-  const running = new Set<Promise<void>>();
+  const running = new InFlight();
   try {
     for await (const seed of readJsonl(o.seedsPath, SeedExample)) {
       if (stoppedBy || o.signal?.aborted) break;
@@ -318,9 +319,8 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
         // the answer is cached, the verdict is not: judge it again under the current settings
         counts.reverified++;
         const { createdAt: _c, status: _s, newInstruction, reason: _r, verification: _v, ...common } = prev;
-        const p = verify(prepared.task, common, newInstruction).finally(() => running.delete(p));
-        running.add(p);
-        if (running.size >= concurrency) await Promise.race(running);
+        running.add(verify(prepared.task, common, newInstruction));
+        await running.whenBelow(concurrency);
         continue;
       }
       if (prev && !(o.retryFailed && prev.status === 'failed')) {
@@ -347,11 +347,10 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
         });
         continue;
       }
-      const p = process(prepared.task, prepared.request).finally(() => running.delete(p));
-      running.add(p);
-      if (running.size >= concurrency) await Promise.race(running);
+      running.add(process(prepared.task, prepared.request));
+      await running.whenBelow(concurrency);
     }
-    await Promise.all(running);
+    await running.all();
   } finally {
     appender.close();
   }
