@@ -79,8 +79,19 @@ export const EvalConfig = z.object({
 });
 export type EvalConfig = z.infer<typeof EvalConfig>;
 
+/**
+ * The synthesis backends, by name: the one list (@dv/synth's `synthesisBackends` registry maps
+ * each to its factory and says what it needs; the CLI's choices and help come from it).
+ */
+export const SynthesisBackendName = z.enum(['offline', 'openai', 'batch-export', 'batch-import']);
+export type SynthesisBackendName = z.infer<typeof SynthesisBackendName>;
+
+/** The verification judges, by name (@dv/synth's `synthesisJudges` registry holds their thresholds). */
+export const SynthesisJudgeName = z.enum(['lexical', 'lexical-text', 'llm']);
+export type SynthesisJudgeName = z.infer<typeof SynthesisJudgeName>;
+
 export const SynthesisConfig = z.object({
-  backend: z.enum(['offline', 'openai', 'batch-export', 'batch-import']).default('offline'),
+  backend: SynthesisBackendName.default('offline'),
   model: z.string().min(1),
   /** One or more OpenAI-compatible endpoints, used round-robin. The API key comes from the environment. */
   baseURLs: z.array(z.string().url()).default([]),
@@ -98,9 +109,12 @@ export const SynthesisConfig = z.object({
     .object({ inputPerMTokens: z.number().nonnegative(), outputPerMTokens: z.number().nonnegative() })
     .optional(),
   /** Judge when `verify` is on: offline lexical/attribute check (default; `lexical-text` ignores metadata) or an LLM through the same endpoints. */
-  judge: z.enum(['lexical', 'lexical-text', 'llm']).optional(),
+  judge: SynthesisJudgeName.optional(),
+  /** Pass threshold of the judge; absent: the judge's own default (@dv/synth `synthesisJudges`). */
+  judgeThreshold: z.number().optional(),
 });
 export type SynthesisConfig = z.infer<typeof SynthesisConfig>;
+export type SynthesisConfigInput = z.input<typeof SynthesisConfig>;
 
 export const RunConfig = z.object({
   profile: z.enum(['mini', 'paper']),
