@@ -20,6 +20,7 @@ import {
   benchmarkNames,
   benchmarkProfiles,
   createRanker,
+  describeBenchmarkEvent,
   EmbeddingCache,
   evaluateRun,
   formatTrecFloat,
@@ -311,9 +312,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
       topK,
       command: process.argv.slice(2),
       config: { sets: files.length > 0 ? files : sets.map((x) => x.origin ?? x.name), data, embeddings },
-      log: (line) => {
-        progress.tick(line.includes(' in ') ? 1 : 0, line);
-      },
+      onEvent: (e) => progress.tick(e.type === 'set-done' ? 1 : 0, describeBenchmarkEvent(e)),
     });
     progress.done(`${summary.results.length} sets`);
     if (ctx.values.json) {
