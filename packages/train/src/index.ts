@@ -28,6 +28,12 @@ export {
   type ParameterSpec,
 } from './encoders/architectures.js';
 export {
+  MINI_HEAD_SIZE,
+  type MiniBackboneSize,
+  miniBackboneSize,
+  parameterCount,
+} from './encoders/mini-backbone-size.js';
+export {
   createMiniEncoder,
   type MiniBackboneName,
   type MiniEncoderOptions,

@@ -113,17 +113,15 @@ modules.json, 1_Pooling (CLS), 2_Normalize) that is also a step-0 checkpoint.`,
       );
     const seed = numberOption(ctx, 'seed', NUMBER_SPECS.seed) ?? 0;
     const tokenizer = train.HfTokenizer.fromFile(requireString(ctx, 'tokenizer'));
-    const overrides: Record<string, number> = {};
-    if (ctx.values.layers !== undefined) overrides.num_hidden_layers = positiveInt(ctx, 'layers');
-    if (ctx.values.hidden !== undefined) {
-      const h = positiveInt(ctx, 'hidden');
-      if (h % 64 !== 0) throw new UsageError('--hidden must be a multiple of 64');
-      const base = train.miniBackbones[backbone as keyof typeof train.miniBackbones];
-      Object.assign(overrides, {
-        hidden_size: h,
-        num_attention_heads: h / 64,
-        intermediate_size: Math.round((base.intermediate_size / base.hidden_size) * h),
+    let overrides: ReturnType<typeof train.miniBackboneSize>;
+    try {
+      overrides = train.miniBackboneSize(backbone as keyof typeof train.miniBackbones, {
+        layers: numberOption(ctx, 'layers', POSITIVE_INT),
+        hidden: numberOption(ctx, 'hidden', POSITIVE_INT),
       });
+    } catch (err) {
+      if (err instanceof RangeError) throw new UsageError(`--${err.message}`);
+      throw err;
     }
     const backend = await train.initBackend();
     const encoder = train.createMiniEncoder(backbone as keyof typeof train.miniBackbones, {
@@ -142,7 +140,7 @@ modules.json, 1_Pooling (CLS), 2_Normalize) that is also a step-0 checkpoint.`,
       pooling: 'cls',
       normalize: true,
     });
-    const n = [...encoder.params.values()].reduce((a, v) => a + v.size, 0);
+    const n = train.parameterCount(encoder.params);
     encoder.dispose();
     ctx.stdout.write(
       `wrote ${out}: ${backbone}, ${encoder.config.num_hidden_layers} layers, hidden ${encoder.config.hidden_size}, ` +
