@@ -1,18 +1,26 @@
 /**
  * Typed configuration, one schema per concern (model, data, loss, optimiser, schedule,
  * checkpoint, evaluation, synthesis), composed into a run config. Presets live in
- * `presets.ts` and say where each value comes from.
+ * `presets.ts` and say where each value comes from. Each slice is defined once and read by
+ * the library entry point of its stage: the trainer's config (trainer-config.ts) is built
+ * from the model, loss, optimizer, schedule, batch and checkpoint slices (it picks or extends
+ * them, `trainerConfigFromRunConfig`); `synthesis` is the slice of @dv/synth's
+ * `createSynthesisRun` (synthesis-run-config.ts); `eval.benchmarks` name entries of @dv/eval's
+ * task registry (checked in its test).
  */
 import { z } from 'zod';
 import { FormatterSettings } from './formatter-settings.js';
 
+/** The model slice; its encoding fields are also the trainer's (`TrainerModelConfig` picks them). */
 export const ModelConfig = z.object({
   /** Registry name of a backbone (`mini-bert`, `gte-multilingual-mlm-base`...) or a local HF folder. */
   backbone: z.string().min(1),
   architecture: z.enum(['bert', 'xlm-roberta', 'gte-new']),
   pooling: z.enum(['cls', 'mean']).default('cls'),
   normalize: z.boolean().default(true),
+  /** Tokens per query (query + instruction), special tokens included. */
   maxQueryLength: z.number().int().positive().default(512),
+  /** Tokens per document (title + text), special tokens included. */
   maxDocLength: z.number().int().positive().default(512),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
@@ -59,8 +67,11 @@ export const ScheduleConfig = z.object({
 });
 export type ScheduleConfig = z.infer<typeof ScheduleConfig>;
 
+/** The batch slice; `TrainerBatchConfig` extends it with the trainer's own batching fields. */
 export const BatchConfig = z.object({
+  /** Queries per batch (both views of a pair count as two). */
   batchSize: z.number().int().positive(),
+  /** Passes over the mix; ignored by the trainer when `steps` is set. */
   epochs: z.number().positive().default(1),
   /** Put both views of a dual-view pair into the same batch. */
   pairViewsInBatch: z.boolean().default(true),
