@@ -10,13 +10,14 @@
  */
 import { z } from 'zod';
 import { FormatterSettings } from './formatter-settings.js';
+import { Pooling } from './pooling.js';
 
 /** The model slice; its encoding fields are also the trainer's (`TrainerModelConfig` picks them). */
 export const ModelConfig = z.object({
   /** Registry name of a backbone (`mini-bert`, `gte-multilingual-mlm-base`...) or a local HF folder. */
   backbone: z.string().min(1),
   architecture: z.enum(['bert', 'xlm-roberta', 'gte-new']),
-  pooling: z.enum(['cls', 'mean']).default('cls'),
+  pooling: Pooling.default('cls'),
   normalize: z.boolean().default(true),
   /** Tokens per query (query + instruction), special tokens included. */
   maxQueryLength: z.number().int().positive().default(512),
