@@ -1,7 +1,8 @@
 /**
  * `dv reproduce` (`pnpm reproduce`): the whole reproduction as a cached DAG of stages. Thin over
  * runReproduce (src/reproduce/): parses options, maps errors to exit codes (0 done, 1 failed or
- * prerequisites missing, 2 bad usage, 3 not built, 130 interrupted), prints where things went.
+ * prerequisites missing, 2 bad usage, 3 partial: the paper profile stopped after the scale-out
+ * engine exports, 130 interrupted), prints where things went.
  */
 import { formatDuration } from '@dv/core';
 import { type Command, NotBuiltError, UsageError } from '../cli-kit.js';
@@ -21,7 +22,9 @@ resumes where it stopped. Writes <out>/stages/report/report.md, report.html (sel
 results.json, and <out>/run.json (status and wall time per stage).
 Profiles: mini (default: no network, no GPU; <= 20 min on 2 cores; --quick: small sizes, 1 seed,
 <= 3 min) and paper (checks its prerequisites - endpoint, datasets, models, GPU or scale-out - and
-lists everything missing).
+lists everything missing; then Promptriever seeds -> endpoint synthesis -> mixes -> Hub backbones
+-> training, or the scale-out engine export and a stop (exit 3) -> FollowIR / InfoSearch / MAIR
+-> the report; see src/reproduce/paper-config.ts).
 STAGE for --from/--only: a group (${STAGE_GROUPS.join(', ')}), a stage id (e.g. train/mini-bert/ins-dv/seed-13)
 or an id prefix (e.g. eval/mini-bert).`,
   options: {
@@ -97,6 +100,11 @@ or an id prefix (e.g. eval/mini-bert).`,
       if (r.report)
         ctx.stdout.write(`report: ${r.report.markdown}\n        ${r.report.html}\nrun folder: ${r.outDir}\n`);
       else ctx.stdout.write(`run folder: ${r.outDir}\n`);
+      if (r.scaleOut) {
+        // stopped by design before training: partial (3), with what to launch
+        ctx.stdout.write(`${r.scaleOut.instructions.join('\n')}\n`);
+        return 3;
+      }
       return 0;
     } catch (err) {
       if (err instanceof StageSelectionError) throw new UsageError(err.message);
