@@ -161,14 +161,16 @@ export const paperReproducePreset = {
       'seed / Promptriever: samaya-ai/msmarco-w-instructions (~980k rows), registry entry "promptriever"',
     'paper.datasets[promptriever].revision':
       'no verified commit known (HUB_DATASETS note): give {"name":"promptriever","revision":"<40-hex>"}; the prerequisite check says so',
-    'paper.datasets': 'PAPER.md: FollowIR (Robust04, News21, Core17), InfoSearch (6 dimensions), MAIR; pins in @dv/data HUB_DATASETS',
-    'paper.models[0]': 'seed: gte-multilingual-mlm-base, the primary backbone (Hub Alibaba-NLP/gte-multilingual-mlm-base)',
+    'paper.datasets':
+      'PAPER.md: FollowIR (Robust04, News21, Core17), InfoSearch (6 dimensions), MAIR; pins in @dv/data HUB_DATASETS',
+    'paper.models[0]':
+      'seed: gte-multilingual-mlm-base, the primary backbone (Hub Alibaba-NLP/gte-multilingual-mlm-base)',
     'paper.models[1]': 'seed: bge-m3-retromae, the second backbone (Hub BAAI/bge-m3-retromae)',
-    'paper.models[].revision': 'ours: "main", resolved to a commit recorded in backbone.json; pin a commit in --config',
+    'paper.models[].revision':
+      'ours: "main", resolved to a commit recorded in backbone.json; pin a commit in --config',
     'paper.benchmarks': 'seed: evaluation on FollowIR, InfoSearch and MAIR (@dv/eval task registry)',
     'paper.compute': 'DESIGN.md: a GPU, or the scale-out engine export (dv train export --engine)',
-    'mixes.budget':
-      'seed: 480k examples per mix (Ins-orig 480k = Ins-DV 240k originals + 240k complements)',
+    'mixes.budget': 'seed: 480k examples per mix (Ins-orig 480k = Ins-DV 240k originals + 240k complements)',
     'train.batch.hardNegatives': 'seed: 30 hard negatives per query (@dv/core paper trainer preset)',
     'train.loss.temperature': 'seed: InfoNCE tau = 0.02 (@dv/core paper trainer preset)',
     'train.model.maxQueryLength': 'seed: 512-token maximum sequence length',

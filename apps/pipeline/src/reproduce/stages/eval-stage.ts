@@ -44,6 +44,8 @@ export const EVAL_DIRS = {
   followirSeen: 'followir-seen',
   infosearch: 'infosearch',
   devPairs: 'dev-pairs',
+  /** Paper profile: the Hub MAIR benchmark (FollowIR and InfoSearch use the folders above). */
+  mair: 'mair',
 } as const;
 export const DEV_PAIRS_RESULT = 'result.json';
 

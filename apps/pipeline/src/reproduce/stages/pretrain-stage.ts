@@ -27,10 +27,7 @@ export function trainProgress(ctx: StageContext, label: string): (e: TrainEvent)
   };
 }
 
-export function pretrainStage(
-  config: ReproduceConfig,
-  backbone: MiniBackbone,
-): StageSpec {
+export function pretrainStage(config: ReproduceConfig, backbone: MiniBackbone): StageSpec {
   const mlm = { ...config.pretrain, backbone };
   return {
     id: `pretrain/${backbone}`,

@@ -56,7 +56,11 @@ export interface PaperStages {
 
 export function buildPaperStages(config: ReproduceConfig): PaperStages {
   const paper = requirePaper(config);
-  const stages: StageSpec[] = [seedsStage(config), endpointSynthStage(config), mixesStage(config, SEEDS_STAGE)];
+  const stages: StageSpec[] = [
+    seedsStage(config),
+    endpointSynthStage(config),
+    mixesStage(config, SEEDS_STAGE),
+  ];
   for (const backbone of config.backbones) stages.push(backboneStage(config, backbone));
   const scaleOut = paper.compute === 'scale-out';
   for (const backbone of config.backbones)

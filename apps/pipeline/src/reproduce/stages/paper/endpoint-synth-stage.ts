@@ -9,14 +9,20 @@
 import { join } from 'node:path';
 import { presets } from '@dv/core';
 import { MINI_FILES } from '@dv/data';
-import { createLexicalJudge, createOpenAIChatBackend, getTemplate, type Judge, runSynthesis, UsageLedger } from '@dv/synth';
+import {
+  createLexicalJudge,
+  createOpenAIChatBackend,
+  getTemplate,
+  type Judge,
+  runSynthesis,
+  UsageLedger,
+} from '@dv/synth';
 import { requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
 import { SYNTH_DIRS } from '../synth-stage.js';
 import { SEEDS_STAGE } from './seeds-stage.js';
-
 
 export function endpointSynthStage(config: ReproduceConfig): StageSpec {
   const paper = requirePaper(config);
@@ -37,7 +43,7 @@ export function endpointSynthStage(config: ReproduceConfig): StageSpec {
       templateId,
       formatter: config.train.formatter,
     },
-    estimateSeconds: 5 + (paper.seeds.instructionSeeds ?? 490_000) / Math.max(1, s.concurrency) * 2,
+    estimateSeconds: 5 + ((paper.seeds.instructionSeeds ?? 490_000) / Math.max(1, s.concurrency)) * 2,
     async run(ctx) {
       const ledger = new UsageLedger();
       const backend = createOpenAIChatBackend({
@@ -70,7 +76,13 @@ export function endpointSynthStage(config: ReproduceConfig): StageSpec {
         ...(apiKey ? { secrets: [apiKey] } : {}),
         progressMode: 'silent',
         formatter: config.train.formatter,
-        config: { backend: 'openai', model: s.model, temperature: s.temperature, maxTokens: s.maxTokens, judge: s.judge },
+        config: {
+          backend: 'openai',
+          model: s.model,
+          temperature: s.temperature,
+          maxTokens: s.maxTokens,
+          judge: s.judge,
+        },
         command: ['dv', 'reproduce', '--profile', 'paper'],
         signal: ctx.signal,
       });

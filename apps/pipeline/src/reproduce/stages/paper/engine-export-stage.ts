@@ -13,9 +13,18 @@ import type { StageSpec } from '../../stage.js';
 import { type MixName, mixPath } from '../mixes-stage.js';
 import { BACKBONE_EXPORT, backboneStageId } from './backbone-stage.js';
 
-export function engineExportStage(config: ReproduceConfig, backbone: string, mix: MixName, seed: number): StageSpec {
+export function engineExportStage(
+  config: ReproduceConfig,
+  backbone: string,
+  mix: MixName,
+  seed: number,
+): StageSpec {
   const paper = requirePaper(config);
-  const scaleOut = paper.scaleOut ?? { command: 'torchrun', engine: 'sentence-transformers' as const, nprocPerNode: 1 };
+  const scaleOut = paper.scaleOut ?? {
+    command: 'torchrun',
+    engine: 'sentence-transformers' as const,
+    nprocPerNode: 1,
+  };
   const trainer = { ...config.train, seed };
   const init = backboneStageId(backbone);
   return {

@@ -25,7 +25,12 @@ export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpe
     group: 'eval',
     deps: [BENCHMARKS_STAGE, ...(dense ? [model.stage] : [])],
     version: '1',
-    config: { eval: config.eval, formatter: config.train.formatter, model: model.id, benchmarks: paper.benchmarks },
+    config: {
+      eval: config.eval,
+      formatter: config.train.formatter,
+      model: model.id,
+      benchmarks: paper.benchmarks,
+    },
     estimateSeconds: dense ? 600 : 60,
     async run(ctx) {
       let encoded = 0;
@@ -39,7 +44,9 @@ export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpe
         batchSize: config.eval.batchSize,
         runDir: ctx.runDir,
         onEncode: (_k, done, total) => {
-          if (done === total) progress.update((encoded += total));
+          if (done !== total) return;
+          encoded += total;
+          progress.update(encoded);
         },
       });
       const spec = dir ? `${config.eval.encoder}:${dir}` : 'bm25';

@@ -10,8 +10,8 @@
 import { join } from 'node:path';
 import { DataError, SeedExample, TrainingExample, writeJsonAtomic, writeJsonl } from '@dv/core';
 import { fetchRegisteredDataset, hubDatasetEntry, MINI_FILES, readPromptriever } from '@dv/data';
-import { stageFiles } from '../../internal/stage-files.js';
 import { paperHubOptions, requirePaper } from '../../internal/paper-hub.js';
+import { stageFiles } from '../../internal/stage-files.js';
 import { configuredRevision } from '../../paper-config.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
@@ -31,7 +31,8 @@ export function seedsStage(config: ReproduceConfig): StageSpec {
     version: '1',
     config: { seeds: paper.seeds, repo: entry.repo, revision, include: include ?? null },
     // ~980k parquet rows stream at roughly 20k rows/s (two passes)
-    estimateSeconds: 5 + ((paper.seeds.instructionSeeds ?? 490_000) + (paper.seeds.generalExamples ?? 490_000)) / 10_000,
+    estimateSeconds:
+      5 + ((paper.seeds.instructionSeeds ?? 490_000) + (paper.seeds.generalExamples ?? 490_000)) / 10_000,
     async run(ctx) {
       if (!revision)
         throw new DataError(
@@ -84,7 +85,8 @@ export function seedsStage(config: ReproduceConfig): StageSpec {
         })(),
         TrainingExample,
       );
-      if (nSeeds === 0) throw new DataError(`no rows with an instruction in ${entry.repo}@${got.commit}`, files[0]);
+      if (nSeeds === 0)
+        throw new DataError(`no rows with an instruction in ${entry.repo}@${got.commit}`, files[0]);
       await writeJsonAtomic(join(ctx.dir, 'seeds.json'), {
         dataset: name,
         repo: entry.repo,
