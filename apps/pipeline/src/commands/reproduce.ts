@@ -15,7 +15,9 @@ export const reproduceCommand: Command = {
   name: 'reproduce',
   summary: 'run the whole reproduction end to end (cached DAG of stages) and write the report',
   usage: '[--profile mini|paper] [--quick] [--config FILE] [--out DIR] [--from STAGE | --only STAGE]',
-  description: `Runs the reproduction as a DAG of cached stages (${STAGE_GROUPS.join(' -> ')}), each in
+  description: `Runs the reproduction as a DAG of cached stages
+(mini: world -> synth -> mixes -> pretrain -> train -> eval -> report; paper: seeds, benchmarks
+and backbones in place of world and pretrain), each in
 <out>/stages/<id>/ with its outputs and stage.json (key = hash of its config slice and its inputs'
 digests). A rerun skips every stage whose key still matches; an interrupted run (Ctrl-C, kill -9)
 resumes where it stopped. Writes <out>/stages/report/report.md, report.html (self-contained) and
