@@ -126,13 +126,35 @@ describe('pnpm reproduce --profile paper (loopback stand-ins)', () => {
     ])
       expect(md).toMatch(new RegExp(`\\| ${label} \\| [-\\d.]+ .*\\| 1 \\| ${paper} \\|`));
     expect(md).toMatch(/^- \*\*INCONCLUSIVE\*\* — Dual-view training raises instruction sensitivity/m);
-    expect(md).toMatch(/fewer than 3 seeds|seeds/);
+    expect(md).toMatch(/→ inconclusive \(1 seed\(s\); a verdict needs at least 3\)/);
     const results = JSON.parse(readFileSync(join(stageDir(out, 'report'), 'results.json'), 'utf8'));
     expect(results.profile).toBe('paper');
     expect(results.table).toHaveLength(4);
     expect(results.findings.map((f: { verdict: string }) => f.verdict)).toContain('inconclusive');
     expect(r.stdout).toMatch(/reproduce \(paper, loopback\): \d+ stages ran/);
   }, 240_000);
+
+  it('with a prerequisite gone it lists what is missing and runs nothing (exit 1)', async () => {
+    const runDir = join(dir, 'missing');
+    const paper = s.config.paper as Record<string, unknown>;
+    const r = await reproduce(
+      {
+        ...s.config,
+        paper: {
+          ...paper,
+          synthesis: { ...(paper.synthesis as object), baseURLs: ['http://127.0.0.1:9/v1'] },
+          datasets: [], // the stand-in's pins of Promptriever, InfoSearch-Length and MAIR dropped
+        },
+      },
+      runDir,
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the paper profile cannot start; missing \(5\):/);
+    expect(r.stderr).toMatch(/synthesis endpoint http:\/\/127\.0\.0\.1:9\/v1: not reachable/);
+    for (const d of ['promptriever', 'infosearch-length', 'mair-queries', 'mair-docs'])
+      expect(r.stderr).toMatch(new RegExp(`dataset '${d}' .*no pinned revision`));
+    expect(existsSync(join(runDir, 'stages'))).toBe(false);
+  }, 60_000);
 
   it('a rerun finds every stage up to date', async () => {
     const r = await reproduce(s.config, out);
