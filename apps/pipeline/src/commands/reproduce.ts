@@ -5,7 +5,7 @@
  * engine exports, 130 interrupted), prints where things went.
  */
 import { formatDuration } from '@dv/core';
-import { type Command, NotBuiltError, UsageError } from '../cli-kit.js';
+import { type Command, UsageError } from '../cli-kit.js';
 import { PrerequisitesMissing } from '../reproduce/paper-prerequisites.js';
 import { InterruptedError, StageSelectionError } from '../reproduce/run-dag.js';
 import { runReproduce } from '../reproduce/run-reproduce.js';
@@ -115,7 +115,6 @@ or an id prefix (e.g. eval/mini-bert).`,
         return 130;
       }
       if (err instanceof PrerequisitesMissing) {
-        if (err.missing.length === 0) throw new NotBuiltError(err.message);
         ctx.stderr.write(`error: ${err.message}\n`);
         return 1;
       }

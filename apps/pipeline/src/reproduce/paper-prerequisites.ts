@@ -26,13 +26,9 @@ function cached(cache: string, kind: 'datasets' | 'models', repo: string, revisi
 
 export class PrerequisitesMissing extends Error {
   override readonly name = 'PrerequisitesMissing';
-  constructor(
-    readonly missing: string[],
-    message?: string,
-  ) {
+  constructor(readonly missing: string[]) {
     super(
-      message ??
-        `the paper profile cannot start; missing (${missing.length}):\n${missing.map((m) => `  - ${m}`).join('\n')}`,
+      `the paper profile cannot start; missing (${missing.length}):\n${missing.map((m) => `  - ${m}`).join('\n')}`,
     );
   }
 }
