@@ -14,7 +14,14 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createRng, formatDocument } from '@dv/core';
+import {
+  cpuInfo,
+  createRng,
+  formatDocument,
+  otherProcessesCores,
+  sampleCpu,
+  writeBenchSection,
+} from '@dv/core';
 import { createMiniEncoder, exportHuggingFace, initBackend, trainWordPiece } from '@dv/train';
 import { encodeCorpusShard, OnnxEncoder, parseNpyFloat32, readEmbeddingShards } from '../src/index.js';
 
@@ -26,8 +33,10 @@ if (!existsSync(python)) {
   process.exit(0);
 }
 const loadAtStart = loadavg()[0]!;
+const cpu = cpuInfo();
+console.log(`CPU: ${cpu.label}`);
 const work = mkdtempSync(join(tmpdir(), 'dv-encode-bench-'));
-const THREADS = 2;
+const THREADS = Number(process.env.DV_BENCH_THREADS ?? 2);
 const BATCH = 64;
 const MAX_LEN = 128;
 const DOCS = Number(process.env.DV_BENCH_DOCS ?? 1024);
@@ -106,6 +115,7 @@ const nextJson = async () => {
   }
 };
 await nextJson(); // ready (model loaded, warmed up)
+const cpuAtStart = sampleCpu();
 const oursRounds: number[] = [];
 const refRounds: RefRound[] = [];
 let shard: Awaited<ReturnType<typeof encodeCorpusShard>> | undefined;
@@ -126,6 +136,8 @@ for (let r = 0; r < ROUNDS; r++) {
   );
 }
 child.stdin.end();
+const others = otherProcessesCores(cpuAtStart, sampleCpu());
+const loadAtEnd = loadavg()[0]!;
 const ours = Math.min(...oursRounds);
 const ref = { ...refRounds[0]!, seconds: Math.min(...refRounds.map((x) => x.seconds)) };
 const store = await readEmbeddingShards(join(work, 'emb-0'));
@@ -138,27 +150,27 @@ console.log(`sentence-transformers: ${ref.seconds.toFixed(2)} s; max |diff| ${ma
 
 const speedup = ref.seconds / ours;
 const rate = (s: number) => Math.round(DOCS / s).toLocaleString('en-US');
-const section = [
-  '## @dv/eval: corpus encoding throughput (sharded encoding vs sentence-transformers)',
+const body = [
+  `Measured ${new Date().toISOString().slice(0, 10)} (encode-bench.ts; Node ${process.version}, ${cpus().length} cores; 1-minute load average ${loadAtStart.toFixed(1)} at the start and ${loadAtEnd.toFixed(1)} at the end${others === undefined ? '' : `; other processes kept ${others.toFixed(2)} cores busy on average during the timed rounds (machine busy time minus the benchmark's own and its reference child's, from /proc)`}${loadAtStart > 1.5 || (others ?? 0) > 0.5 ? ', so other jobs shared the cores: absolute times are noisy, read the ratio, measured in the same run' : ''}; OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'unset'}).`,
   '',
-  `Measured ${new Date().toISOString().slice(0, 10)} with \`pnpm -F @dv/eval bench\` (encode-bench.ts; Node ${process.version}, ${cpus().length} cores; 1-minute load average ${loadAtStart.toFixed(1)} at the start${loadAtStart > 2 * cpus().length ? `: the machine was oversubscribed (other jobs held the cores), both sides ran at a fraction of their idle speed and the ratio is not the idle-machine figure: rerun when the machine is quiet` : loadAtStart > 1.5 ? ', so other jobs shared the cores: read the ratio, measured in the same run' : ''}; OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'unset'}).`,
-  '',
-  `One exported model (@dv/train \`exportHuggingFace\` with ONNX: mini-bert, 4 layers, hidden 256, 4 heads, CLS pooling + normalisation; config B of the training benchmark), ${DOCS.toLocaleString('en-US')} documents of 31-70 words (up to ${MAX_LEN} word pieces), batch ${BATCH}, ${THREADS} threads on both sides, model load untimed on both; fastest of ${ROUNDS} rounds per side, the rounds alternating ours / reference so both meet the same load. Ours: \`dv eval encode\`'s library call \`encodeCorpusShard\` with \`OnnxEncoder\` (tokenizers + onnxruntime-node ${'1.30.0'}, CPU provider), writing the .npy shard. Reference: sentence-transformers ${ref.sentence_transformers} on torch ${ref.torch} (${ref.threads} threads) loading the same folder, \`model.encode\`. Largest |difference| between the two embedding matrices: ${maxDiff.toExponential(1)}.`,
+  `One exported model (@dv/train \`exportHuggingFace\` with ONNX: mini-bert, 4 layers, hidden 256, 4 heads, CLS pooling + normalisation; config B of the training benchmark), ${DOCS.toLocaleString('en-US')} documents of 31-70 words (up to ${MAX_LEN} word pieces), batch ${BATCH}, ${THREADS} threads on both sides, model load untimed on both; fastest of ${ROUNDS} rounds per side, the rounds alternating ours / reference so both meet the same load. Ours: \`dv eval encode\`'s library call \`encodeCorpusShard\` with \`OnnxEncoder\` (tokenizers + onnxruntime-node 1.30.0, CPU provider), writing the .npy shard; its policy batches each window of 16 batches longest text first (as sentence-transformers sorts by length) and runs the session with ORT's full graph optimisation, sequential execution, 1 inter-op thread and intra-op threads that sleep rather than spin between ops. Reference: sentence-transformers ${ref.sentence_transformers} on torch ${ref.torch} (${ref.threads} threads) loading the same folder, \`model.encode\` (length-sorted batches). Largest |difference| between the two embedding matrices: ${maxDiff.toExponential(1)}.`,
   '',
   '| implementation | time | docs/s | speed vs PyTorch |',
   '|---|---|---|---|',
   `| sentence-transformers (PyTorch) | ${ref.seconds.toFixed(2)} s | ${rate(ref.seconds)} | 1.00x |`,
   `| @dv/eval encodeCorpusShard (onnxruntime-node) | ${ours.toFixed(2)} s | ${rate(ours)} | ${speedup.toFixed(2)}x |`,
   '',
-  `Target >= 2x: ${speedup >= 2 ? 'met' : 'not met'} in this run${speedup < 2 && loadAtStart > 2 * cpus().length ? ' (oversubscribed machine, see above)' : ''}. Command: \`pnpm -F @dv/eval bench\` (or \`cd packages/eval && tsx --conditions=@dv/source bench/encode-bench.ts\`).`,
+  `Rounds (ours / reference, s): ${oursRounds.map((x, k) => `${x.toFixed(2)} / ${refRounds[k]!.seconds.toFixed(2)}`).join(', ')}.`,
+  '',
+  `Target >= 2x: ${speedup >= 2 ? 'met' : 'not met'} in this run. Command: \`pnpm -F @dv/eval bench\` (or \`cd packages/eval && npx tsx --conditions=@dv/source bench/encode-bench.ts\`; the reference needs \`pnpm setup:reference\`).`,
   '',
 ].join('\n');
 const doc = join(repo, 'docs', 'benchmarks.md');
-const text = readFileSync(doc, 'utf8');
-const start = '<!-- bench:encode:start -->';
-const end = '<!-- bench:encode:end -->';
-const next = text.includes(start)
-  ? `${text.slice(0, text.indexOf(start) + start.length)}\n${section}${text.slice(text.indexOf(end))}`
-  : `${text.trimEnd()}\n\n${start}\n${section}${end}\n`;
-writeFileSync(doc, next);
+writeBenchSection(
+  doc,
+  'encode',
+  cpu,
+  '@dv/eval: corpus encoding throughput (sharded encoding vs sentence-transformers)',
+  body,
+);
 console.log(`speed ${speedup.toFixed(2)}x; wrote the encode section of ${doc}`);

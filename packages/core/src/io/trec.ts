@@ -192,19 +192,31 @@ export function rankTopic(
   scores: ReadonlyMap<string, number>,
   options: { float32?: boolean } = {},
 ): string[] {
-  const f = options.float32 ? Math.fround : (x: number) => x;
-  return (
-    [...scores.entries()]
-      .map(([d, s]) => [d, f(s)] as const)
-      // comparisons, not subtraction: Infinity - Infinity is NaN
-      .sort((a, b) => (b[1] !== a[1] ? (b[1] > a[1] ? 1 : -1) : compareBytesDesc(a[0], b[0])))
-      .map(([d]) => d)
-  );
+  const docs = [...scores.keys()];
+  const values = new Float64Array(docs.length);
+  let k = 0;
+  for (const s of scores.values()) values[k++] = options.float32 ? Math.fround(s) : s;
+  const order = Array.from({ length: docs.length }, (_, i) => i);
+  // comparisons, not subtraction: Infinity - Infinity is NaN
+  order.sort((a, b) => {
+    const x = values[a]!;
+    const y = values[b]!;
+    return x !== y ? (y > x ? 1 : -1) : compareBytesDesc(docs[a]!, docs[b]!);
+  });
+  return order.map((i) => docs[i]!);
 }
 
-/** Doc ids descending by byte order (trec_eval compares with strcmp). */
+/** Is every UTF-16 code unit of s below the surrogates (so code-unit order is UTF-8 byte order)? */
+const BELOW_SURROGATES = /^[\u0000-\ud7ff]*$/;
+
+/**
+ * Doc ids descending by byte order (trec_eval compares with strcmp). UTF-8 byte order is code
+ * point order, which JavaScript's code-unit comparison matches unless a string holds a
+ * surrogate (then both are compared as UTF-8 bytes).
+ */
 export function compareBytesDesc(a: string, b: string): number {
   if (a === b) return 0;
+  if (BELOW_SURROGATES.test(a) && BELOW_SURROGATES.test(b)) return a < b ? 1 : -1;
   return Buffer.compare(Buffer.from(b), Buffer.from(a));
 }
 

@@ -37,7 +37,7 @@ import {
   readModelFolderSettings,
 } from '@dv/core';
 import type * as Ort from 'onnxruntime-node';
-import { Tokenizer } from 'tokenizers';
+import type { Tokenizer } from 'tokenizers';
 import { loadOnnxRuntime, type OrtModule } from '../internal/onnxruntime.js';
 import { l2Normalize } from '../search/exact-top-k.js';
 import { lengthSortedOrder } from '../shards/length-sorted-order.js';
@@ -136,6 +136,8 @@ export class OnnxEncoder implements Encoder {
       throw new DataError('pooling "model" needs a "sentence_embedding" output', options.modelPath);
     let tokenizer: Tokenizer;
     try {
+      // Imported here, not at module load: `dv` commands that never encode skip the native binding.
+      const { Tokenizer } = await import('tokenizers');
       tokenizer = Tokenizer.fromFile(options.tokenizerPath);
     } catch (err) {
       throw new DataError(`cannot load tokenizer: ${(err as Error).message}`, options.tokenizerPath);
