@@ -52,6 +52,13 @@ export function plainDecimal(buf: Uint8Array, s: number, e: number): number {
   return neg ? -v : v;
 }
 
+/** Do bytes [s, e) of buf equal `want`? (A loop: qids are short, a native call costs more.) */
+function sameBytes(buf: Uint8Array, s: number, e: number, want: Uint8Array): boolean {
+  if (e - s !== want.length) return false;
+  for (let k = 0; k < want.length; k++) if (buf[s + k] !== want[k]) return false;
+  return true;
+}
+
 /** Is byte b ASCII whitespace (space, \t, \n, \v, \f, \r)? */
 const isSpace = (b: number) => b === 32 || (b >= 9 && b <= 13);
 
@@ -112,11 +119,7 @@ export async function readRunBytes(
     const q1 = ends[0]!;
     let topic: Map<string, number> | undefined;
     let qid: string;
-    if (
-      lastTopic &&
-      q1 - q0 === lastQidBytes.length &&
-      buf.compare(lastQidBytes, 0, lastQidBytes.length, q0, q1) === 0
-    ) {
+    if (lastTopic && sameBytes(buf, q0, q1, lastQidBytes)) {
       qid = lastQid;
       topic = lastTopic;
     } else {

@@ -192,18 +192,25 @@ export function rankTopic(
   scores: ReadonlyMap<string, number>,
   options: { float32?: boolean } = {},
 ): string[] {
-  const docs = [...scores.keys()];
-  const values = new Float64Array(docs.length);
+  const n = scores.size;
+  const docs = new Array<string>(n);
+  const values = new Float64Array(n);
   let k = 0;
-  for (const s of scores.values()) values[k++] = options.float32 ? Math.fround(s) : s;
-  const order = Array.from({ length: docs.length }, (_, i) => i);
+  for (const [d, s] of scores) {
+    docs[k] = d;
+    values[k++] = options.float32 ? Math.fround(s) : s;
+  }
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
   // comparisons, not subtraction: Infinity - Infinity is NaN
   order.sort((a, b) => {
     const x = values[a]!;
     const y = values[b]!;
     return x !== y ? (y > x ? 1 : -1) : compareBytesDesc(docs[a]!, docs[b]!);
   });
-  return order.map((i) => docs[i]!);
+  const out = new Array<string>(n);
+  for (let i = 0; i < n; i++) out[i] = docs[order[i]!]!;
+  return out;
 }
 
 /** Is every UTF-16 code unit of s below the surrogates (so code-unit order is UTF-8 byte order)? */
