@@ -24,7 +24,6 @@
  * onnxruntime-node is an optional dependency, loaded on first use (see internal/onnxruntime.ts).
  */
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   DataError,
@@ -38,7 +37,7 @@ import {
 } from '@dv/core';
 import type * as Ort from 'onnxruntime-node';
 import type { Tokenizer } from 'tokenizers';
-import { loadOnnxRuntime, type OrtModule } from '../internal/onnxruntime.js';
+import { cpuSessionOptions, loadOnnxRuntime, type OrtModule } from '../internal/onnxruntime.js';
 import { l2Normalize } from '../search/exact-top-k.js';
 import { lengthSortedOrder } from '../shards/length-sorted-order.js';
 
@@ -76,19 +75,12 @@ export function onnxModelName(modelPath: string, modelSha256: string): string {
   return `onnx:${folder}@${modelSha256.slice(0, 8)}`;
 }
 
-/** The session options of the file comment (exported for the benchmark and tests). */
+/** The session options of the file comment (`cpuSessionOptions`, with the execution providers). */
 export function onnxSessionOptions(
   options: Pick<OnnxEncoderOptions, 'threads' | 'spinning' | 'executionProviders'>,
 ): Ort.InferenceSession.SessionOptions {
-  const spin = options.spinning ? '1' : '0';
   return {
-    graphOptimizationLevel: 'all',
-    executionMode: 'sequential',
-    intraOpNumThreads: options.threads ?? availableParallelism(),
-    interOpNumThreads: 1,
-    enableCpuMemArena: true,
-    enableMemPattern: true,
-    extra: { session: { 'intra_op.allow_spinning': spin, 'inter_op.allow_spinning': spin } },
+    ...cpuSessionOptions(options),
     ...(options.executionProviders ? { executionProviders: options.executionProviders } : {}),
   };
 }

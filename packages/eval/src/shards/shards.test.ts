@@ -87,7 +87,7 @@ describe('corpus encoding in shards', () => {
 
   beforeAll(async () => {
     const m = await miniModelFolder('mini-bert', 'cls', { backend: 'cpu' });
-    encoder = await OnnxEncoder.fromDir(m.dir, { batchSize: 4, sortWindowBatches: 2 });
+    encoder = await OnnxEncoder.fromDir(m.dir, { batchSize: 4 });
   }, 120_000);
 
   it('3 merged shards are byte-identical to one unsharded run, and search gives the same run', async () => {
