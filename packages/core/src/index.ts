@@ -20,7 +20,6 @@ export {
 } from './cuda-device.js';
 export { type Encoder, encodeInBatches } from './encoders/encoder.js';
 export {
-  type FolderPooling,
   type ModelFolderSettings,
   modelMaxLength,
   readJsonIfPresent,
@@ -120,6 +119,7 @@ export * from './schemas/formatter-settings.js';
 export * from './schemas/instructed-set.js';
 export * from './schemas/mteb-results.js';
 export * from './schemas/passage.js';
+export * from './schemas/pooling.js';
 export * from './schemas/qrels.js';
 export * from './schemas/query.js';
 export * from './schemas/run-config.js';

@@ -5,12 +5,13 @@
  */
 import { z } from 'zod';
 import { FormatterSettings } from './formatter-settings.js';
+import { Pooling } from './pooling.js';
 
 export const ModelConfig = z.object({
   /** Registry name of a backbone (`mini-bert`, `gte-multilingual-mlm-base`...) or a local HF folder. */
   backbone: z.string().min(1),
   architecture: z.enum(['bert', 'xlm-roberta', 'gte-new']),
-  pooling: z.enum(['cls', 'mean']).default('cls'),
+  pooling: Pooling.default('cls'),
   normalize: z.boolean().default(true),
   maxQueryLength: z.number().int().positive().default(512),
   maxDocLength: z.number().int().positive().default(512),

@@ -14,6 +14,7 @@
  */
 import { z } from 'zod';
 import { FormatterSettings } from './formatter-settings.js';
+import { Pooling } from './pooling.js';
 import {
   CheckpointConfig,
   LossConfig,
@@ -23,7 +24,7 @@ import {
 } from './run-config.js';
 
 export const TrainerModelConfig = z.object({
-  pooling: z.enum(['cls', 'mean']).default('cls'),
+  pooling: Pooling.default('cls'),
   normalize: z.boolean().default(true),
   /** Tokens per query (query + instruction), special tokens included. */
   maxQueryLength: z.number().int().positive().default(512),

@@ -33,6 +33,7 @@ import {
   type FormatterSettings,
   hashFile,
   modelMaxLength,
+  type Pooling,
   readModelFolderSettings,
 } from '@dv/core';
 import type * as Ort from 'onnxruntime-node';
@@ -41,7 +42,8 @@ import { cpuSessionOptions, loadOnnxRuntime, type OrtModule } from '../internal/
 import { l2Normalize } from '../search/exact-top-k.js';
 import { lengthSortedOrder } from '../shards/length-sorted-order.js';
 
-export type OnnxPooling = 'model' | 'cls' | 'mean';
+/** `model`: the graph's own `sentence_embedding`; else a @dv/core pooling mode over `last_hidden_state`. */
+export type OnnxPooling = 'model' | Pooling;
 
 export interface OnnxEncoderOptions {
   modelPath: string;

@@ -6,6 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Pooling } from '@dv/core';
 import {
   type BackendChoice,
   createMiniEncoder,
@@ -32,7 +33,7 @@ export interface MiniModelFolder {
 
 export async function miniModelFolder(
   name: MiniBackboneName,
-  pooling: 'cls' | 'mean',
+  pooling: Pooling,
   options: { backend?: BackendChoice | 'auto'; seed?: number } = {},
 ): Promise<MiniModelFolder> {
   await initBackend(options.backend ? { backend: options.backend } : {});
