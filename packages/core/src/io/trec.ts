@@ -213,8 +213,8 @@ export function rankTopic(
   return out;
 }
 
-/** Is every UTF-16 code unit of s below the surrogates (so code-unit order is UTF-8 byte order)? */
-const BELOW_SURROGATES = /^[\u0000-\ud7ff]*$/;
+/** A UTF-16 surrogate code unit (without one, code-unit order is UTF-8 byte order). */
+const SURROGATE = /[\ud800-\udfff]/;
 
 /**
  * Doc ids descending by byte order (trec_eval compares with strcmp). UTF-8 byte order is code
@@ -223,7 +223,7 @@ const BELOW_SURROGATES = /^[\u0000-\ud7ff]*$/;
  */
 export function compareBytesDesc(a: string, b: string): number {
   if (a === b) return 0;
-  if (BELOW_SURROGATES.test(a) && BELOW_SURROGATES.test(b)) return a < b ? 1 : -1;
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? 1 : -1;
   return Buffer.compare(Buffer.from(b), Buffer.from(a));
 }
 
