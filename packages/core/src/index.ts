@@ -126,5 +126,6 @@ export * from './schemas/run-config.js';
 export * from './schemas/run-manifest.js';
 export * from './schemas/seed-example.js';
 export * from './schemas/synthesis.js';
+export * from './schemas/synthesis-run-config.js';
 export * from './schemas/trainer-config.js';
 export * from './schemas/training-example.js';

@@ -39,6 +39,12 @@ export {
   saveCheckpoint,
 } from './checkpoint/checkpoint.js';
 export {
+  MINI_HEAD_SIZE,
+  type MiniBackboneSize,
+  miniBackboneSize,
+  parameterCount,
+} from './encoders/mini-backbone-size.js';
+export {
   createMiniEncoder,
   type MiniBackboneName,
   type MiniEncoderOptions,
