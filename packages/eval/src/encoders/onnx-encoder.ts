@@ -77,8 +77,8 @@ export function onnxModelName(modelPath: string, modelSha256: string): string {
   return `onnx:${folder}@${modelSha256.slice(0, 8)}`;
 }
 
-/** The session options of the file comment (`cpuSessionOptions`, with the execution providers). */
-export function onnxSessionOptions(
+/** The session options of the file comment (`cpuSessionOptions`, with the execution providers). Not exported: its type names onnxruntime-node, an optional dependency that consumers may lack. */
+function onnxSessionOptions(
   options: Pick<OnnxEncoderOptions, 'threads' | 'spinning' | 'executionProviders'>,
 ): Ort.InferenceSession.SessionOptions {
   return {
