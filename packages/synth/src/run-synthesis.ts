@@ -38,6 +38,7 @@ import {
 import type { SynthesisBackend } from './backends/synthesis-backend.js';
 import { finalizeRun, type RunSummary } from './finalize-run.js';
 import type { GuardrailOptions } from './guardrails.js';
+import { InFlight } from './internal/in-flight.js';
 import { judgeAnswer } from './run/judge-answer.js';
 import { LOG_FILE, readJournal } from './run/read-journal.js';
 import { NO_USAGE, RunState } from './run/run-state.js';
@@ -83,7 +84,7 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
   const ids = new Set(await scanSeeds(o.seedsPath, o.shard, o.limit));
   const logPath = join(o.outDir, LOG_FILE);
   const journal = await readJournal(logPath);
-  const appender = new JsonlAppender(logPath, SynthesisRecord);
+  const appender = new JsonlAppender(logPath, SynthesisRecord, { groupPerTick: true });
   const progress = createProgress({
     label: 'synth',
     total: ids.size,
@@ -103,11 +104,10 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
   });
   const step = { ...o, parseRetries: o.parseRetries ?? 2 };
   const concurrency = Math.max(1, o.concurrency ?? 1);
-  const running = new Set<Promise<void>>();
+  const running = new InFlight();
   const dispatch = async (work: Promise<void>) => {
-    const p = work.finally(() => running.delete(p));
-    running.add(p);
-    if (running.size >= concurrency) await Promise.race(running);
+    running.add(work);
+    await running.whenBelow(concurrency);
   };
   try {
     for await (const seed of readJsonl(o.seedsPath, SeedExample)) {
@@ -147,7 +147,7 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
       }
       await dispatch(synthesizeSeed(state, step, prepared.task, prepared.request));
     }
-    await Promise.all(running);
+    await running.all();
   } finally {
     appender.close();
   }

@@ -15,15 +15,15 @@
  *
  * Run: `pnpm -F @dv/train bench:e2e` (a few minutes; part of `pnpm -F @dv/train bench`).
  * Python from `$DV_BENCH_PYTHON` or `<repo>/.venv-ref` with sentence-transformers, datasets and
- * accelerate; without them only our side is printed. Rewrites the `bench:train-e2e` section of
- * docs/benchmarks.md.
+ * accelerate; without them only our side is printed. Rewrites the `bench:train-e2e:FAMILY` section
+ * of docs/benchmarks.md for this CPU's family.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFormatter, createRng } from '@dv/core';
+import { cpuInfo, createFormatter, createRng, writeBenchSection } from '@dv/core';
 import {
   createMiniEncoder,
   exportHuggingFace,
@@ -246,16 +246,13 @@ for (const c of configs) {
 }
 function writeDocs(): void {
   const load1 = loadavg()[0]!;
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const cpu = cpuInfo().label;
   const table = [
     '| config | layers / hidden / seq | mode | @dv/train trainRetriever | sentence-transformers trainer | ratio (examples/s) |',
     '|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ].join('\n');
-  const section = `<!-- bench:train-e2e:start -->
-## @dv/train: end-to-end training vs sentence-transformers' trainer
-
-\`trainRetriever\` (streamed mix, batch builder, tokenizer, encoder, InfoNCE, AdamW with clipping,
+  const section = `\`trainRetriever\` (streamed mix, batch builder, tokenizer, encoder, InfoNCE, AdamW with clipping,
 metrics) against \`SentenceTransformerTrainer\` with MultipleNegativesRankingLoss (scale = 1/tau = 50)
 on the same ${n} rows (query + instruction, one positive, one hard negative; 32 queries and 64
 documents a batch, in-batch negatives), the same exported model folder (\`mini-bert\`, CLS +
@@ -269,16 +266,15 @@ and is only comparable within the run). ${versions}.
 ${table}
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (${cpus().length} cores, ${threads} threads per side); load average ${load0.toFixed(1)} at the start and ${load1.toFixed(1)} at the end (other jobs shared the cores: absolute figures are noisy, the ratio is from the same run).
-Command: \`pnpm -F @dv/train bench:e2e\`.
-<!-- bench:train-e2e:end -->`;
+Command: \`pnpm -F @dv/train bench:e2e\`.`;
   const docs = join(repo, 'docs', 'benchmarks.md');
-  const text = readFileSync(docs, 'utf8');
-  const re = /<!-- bench:train-e2e:start -->[\s\S]*<!-- bench:train-e2e:end -->/;
-  writeFileSync(
+  // One section per CPU family (bench:train-e2e:FAMILY markers), as the step benchmark.
+  writeBenchSection(
     docs,
-    re.test(text)
-      ? text.replace(re, section)
-      : text.replace('<!-- bench:train:end -->', `<!-- bench:train:end -->\n\n${section}`),
+    'train-e2e',
+    cpuInfo(),
+    "@dv/train: end-to-end training vs sentence-transformers' trainer",
+    section,
   );
   console.log(`wrote ${docs}`);
 }

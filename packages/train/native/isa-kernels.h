@@ -21,6 +21,7 @@
 #endif
 #include "kernels/gelu.inc"
 #include "kernels/layer_norm.inc"
+#include "kernels/residual_layer_norm.inc"
 #include "kernels/softmax_grad.inc"
 #include "kernels/attention.inc"
 #include "kernels/adamw.inc"
@@ -28,7 +29,8 @@
 namespace dv {
 namespace DV_ISA {
 bool RegisterAllOps(TF_Status* st) {
-  return RegisterGeluOps(st) && RegisterLayerNormOps(st) && RegisterSoftmaxGradOps(st) &&
+  return RegisterGeluOps(st) && RegisterLayerNormOps(st) && RegisterResidualLayerNormOps(st) &&
+         RegisterSoftmaxGradOps(st) &&
          RegisterAttentionOps(st) && RegisterAdamWOps(st);
 }
 }  // namespace DV_ISA

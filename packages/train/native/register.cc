@@ -11,6 +11,8 @@
 //   DvLayerNormGrad(dy, x, gamma, mean, rstd) -> dx, dgamma, dbeta:
 //       g = dy * gamma,  dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),
 //       dgamma = sum_rows(dy * xhat),  dbeta = sum_rows(dy)
+//   DvResidualLayerNorm(x, bias, residual, gamma, beta; epsilon) = DvLayerNorm(x + bias + residual)
+//   DvResidualLayerNormGrad -> dz (for x and residual), dbias, dgamma, dbeta (residual_layer_norm.inc)
 //   DvSoftmaxGrad(dy, y) = y * (dy - sum(dy * y)) over the last axis      (y = softmax(x))
 //   DvAttention / DvAttentionGrad: multi-head attention on packed QKV rows (attention.cc)
 //   DvAdamW: one AdamW step for one parameter (adamw.cc)

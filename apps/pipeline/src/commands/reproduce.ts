@@ -1,17 +1,11 @@
 /**
  * `dv reproduce` (`pnpm reproduce`): the whole reproduction as a cached DAG of stages. Thin over
  * runReproduce (src/reproduce/): parses options, maps errors to exit codes (0 done, 1 failed or
- * prerequisites missing, 2 bad usage, 3 not built, 130 interrupted), prints where things went.
+ * prerequisites missing, 2 bad usage, 3 partial: the paper profile stopped after the scale-out
+ * engine exports, 130 interrupted), prints where things went.
  */
 import { formatDuration } from '@dv/core';
-import {
-  type Command,
-  enumOption,
-  NotBuiltError,
-  numberOption,
-  stringOption,
-  UsageError,
-} from '../cli-kit.js';
+import { type Command, enumOption, numberOption, stringOption, UsageError } from '../cli-kit.js';
 import { PrerequisitesMissing } from '../reproduce/paper-prerequisites.js';
 import { InterruptedError, StageSelectionError } from '../reproduce/run-dag.js';
 import { runReproduce } from '../reproduce/run-reproduce.js';
@@ -21,14 +15,18 @@ export const reproduceCommand: Command = {
   name: 'reproduce',
   summary: 'run the whole reproduction end to end (cached DAG of stages) and write the report',
   usage: '[--profile mini|paper] [--quick] [--config FILE] [--out DIR] [--from STAGE | --only STAGE]',
-  description: `Runs the reproduction as a DAG of cached stages (${STAGE_GROUPS.join(' -> ')}), each in
+  description: `Runs the reproduction as a DAG of cached stages
+(mini: world -> synth -> mixes -> pretrain -> train -> eval -> report; paper: seeds, benchmarks
+and backbones in place of world and pretrain), each in
 <out>/stages/<id>/ with its outputs and stage.json (key = hash of its config slice and its inputs'
 digests). A rerun skips every stage whose key still matches; an interrupted run (Ctrl-C, kill -9)
 resumes where it stopped. Writes <out>/stages/report/report.md, report.html (self-contained) and
 results.json, and <out>/run.json (status and wall time per stage).
 Profiles: mini (default: no network, no GPU; <= 20 min on 2 cores; --quick: small sizes, 1 seed,
 <= 3 min) and paper (checks its prerequisites - endpoint, datasets, models, GPU or scale-out - and
-lists everything missing).
+lists everything missing; then Promptriever seeds -> endpoint synthesis -> mixes -> Hub backbones
+-> training, or the scale-out engine export and a stop (exit 3) -> FollowIR / InfoSearch / MAIR
+-> the report; see src/reproduce/paper-config.ts).
 STAGE for --from/--only: a group (${STAGE_GROUPS.join(', ')}), a stage id (e.g. train/mini-bert/ins-dv/seed-13)
 or an id prefix (e.g. eval/mini-bert).`,
   options: {
@@ -41,7 +39,7 @@ or an id prefix (e.g. eval/mini-bert).`,
     },
     backbones: {
       type: 'string',
-      description: "'all' adds the second mini backbone (mini-gte)",
+      description: "'all' adds the second mini backbone (mini-gte); paper: every paper.models entry",
       valueName: 'default|all',
     },
     seeds: { type: 'string', description: 'number of fine-tuning seeds', valueName: 'N' },
@@ -95,6 +93,11 @@ or an id prefix (e.g. eval/mini-bert).`,
       if (r.report)
         ctx.stdout.write(`report: ${r.report.markdown}\n        ${r.report.html}\nrun folder: ${r.outDir}\n`);
       else ctx.stdout.write(`run folder: ${r.outDir}\n`);
+      if (r.scaleOut) {
+        // stopped by design before training: partial (3), with what to launch
+        ctx.stdout.write(`${r.scaleOut.instructions.join('\n')}\n`);
+        return 3;
+      }
       return 0;
     } catch (err) {
       if (err instanceof StageSelectionError) throw new UsageError(err.message);
@@ -103,7 +106,6 @@ or an id prefix (e.g. eval/mini-bert).`,
         return 130;
       }
       if (err instanceof PrerequisitesMissing) {
-        if (err.missing.length === 0) throw new NotBuiltError(err.message);
         ctx.stderr.write(`error: ${err.message}\n`);
         return 1;
       }

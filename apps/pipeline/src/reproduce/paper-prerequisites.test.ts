@@ -3,7 +3,7 @@
  * speaking the Hub's revision API for datasets and models, and the synth package's loopback
  * chat server. A scaled-down paper config points at them.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,9 @@ import { checkPaperPrerequisites } from './paper-prerequisites.js';
 import { resolveReproduceConfig } from './reproduce-config.js';
 
 const core17 = HUB_DATASETS['followir-core17'];
+const news21 = HUB_DATASETS['followir-news21'];
 const MODEL_REPO = 'org/mini-gte-mlm';
+const PROMPTRIEVER_PIN = 'c'.repeat(40);
 
 /** Answers the Hub's revision endpoints for the repos in `known`, 404 for anything else. */
 function startHub(known: Set<string>): Promise<Server> {
@@ -47,7 +49,15 @@ function writeConfig(name: string, paper: Record<string, unknown>): string {
 }
 
 beforeAll(async () => {
-  hub = await startHub(new Set([`datasets/${core17.repo}`, `models/${MODEL_REPO}`]));
+  // news21 is not on this Hub: it must come from the cache
+  hub = await startHub(
+    new Set([
+      `datasets/${core17.repo}`,
+      `datasets/${HUB_DATASETS['followir-robust04'].repo}`,
+      `datasets/${HUB_DATASETS.promptriever.repo}`,
+      `models/${MODEL_REPO}`,
+    ]),
+  );
   chat = await startLoopbackChatServer();
 });
 afterAll(async () => {
@@ -56,12 +66,22 @@ afterAll(async () => {
   await new Promise((ok) => hub.close(ok));
 });
 
+/** A Hub cache (huggingface_hub layout) holding news21 at its pin. */
+function warmCache(): string {
+  const cache = join(dir, 'warm-cache');
+  mkdirSync(join(cache, `datasets--${news21.repo.replace('/', '--')}`, 'snapshots', news21.revision), {
+    recursive: true,
+  });
+  return cache;
+}
+
 const present = () => ({
   synthesis: { baseURLs: [chat.url], model: 'loopback' },
-  datasets: ['followir-core17'],
+  datasets: [{ name: 'promptriever', revision: PROMPTRIEVER_PIN }],
   models: [{ name: 'mini-gte-mlm', repo: MODEL_REPO, revision: 'main' }],
+  benchmarks: ['followir'],
   hubEndpoint: hubUrl(),
-  hubCache: join(dir, 'hub-cache'),
+  hubCache: warmCache(),
   compute: 'scale-out',
   scaleOut: { command: process.execPath },
 });
@@ -72,8 +92,9 @@ describe('paper profile prerequisites', () => {
       profile: 'paper',
       configFile: writeConfig('missing.json', {
         synthesis: { baseURLs: ['http://127.0.0.1:9/v1'], model: 'Qwen/Qwen3-Next-80B-A3B-Instruct' },
-        datasets: ['followir-core17', 'followir-news21', 'promptriever', 'no-such-set'],
+        datasets: ['no-such-set'],
         models: [{ name: 'gte', repo: 'Alibaba-NLP/gte-multilingual-mlm-base', revision: 'main' }],
+        benchmarks: ['followir'],
         hubEndpoint: hubUrl(),
         hubCache: join(dir, 'empty-cache'),
         compute: 'gpu',
@@ -82,44 +103,33 @@ describe('paper profile prerequisites', () => {
     const missing = await checkPaperPrerequisites(config, { gpuBackend: async () => 'tensorflow' });
     expect(missing).toHaveLength(6);
     expect(missing[0]).toMatch(/synthesis endpoint http:\/\/127\.0\.0\.1:9\/v1: not reachable/);
-    expect(missing.some((m) => /dataset 'followir-news21'.*HTTP 404/.test(m))).toBe(true);
+    // the seed dataset and every task of the configured benchmarks are checked
     expect(missing.some((m) => /dataset 'promptriever'.*no pinned revision/.test(m))).toBe(true);
+    expect(missing.some((m) => /dataset 'followir-news21'.*HTTP 404/.test(m))).toBe(true);
     expect(missing.some((m) => /dataset 'no-such-set': not a registered Hub dataset/.test(m))).toBe(true);
     expect(missing.some((m) => /backbone 'gte'.*HTTP 404/.test(m))).toBe(true);
     expect(missing.at(-1)).toMatch(/compute gpu: no GPU backend .*'tensorflow'/);
   });
 
-  it('finds nothing missing with the loopback Hub, chat server and a scale-out launcher', async () => {
+  it('finds nothing missing with the loopback Hub, a warm cache, the chat server and a launcher', async () => {
     const config = resolveReproduceConfig({
       profile: 'paper',
       configFile: writeConfig('ok.json', present()),
     });
+    expect(config.backbones).toEqual(['mini-gte-mlm']); // a config's own models are its backbones
     expect(await checkPaperPrerequisites(config)).toEqual([]);
     expect(chat.requests).toBeGreaterThan(0); // no /models listing there: the 1-token chat probe answered
   });
 
-  it('a cached dataset needs no Hub', async () => {
-    const cache = join(dir, 'warm-cache');
-    mkdirSync(
-      join(
-        cache,
-        'datasets',
-        ...HUB_DATASETS['followir-news21'].repo.split('/'),
-        HUB_DATASETS['followir-news21'].revision,
-      ),
-      {
-        recursive: true,
-      },
-    );
+  it('a dataset neither cached (huggingface_hub layout) nor on the Hub is missing', async () => {
     const config = resolveReproduceConfig({
       profile: 'paper',
-      configFile: writeConfig('cached.json', {
-        ...present(),
-        datasets: ['followir-news21'],
-        hubCache: cache,
-      }),
+      configFile: writeConfig('cold.json', { ...present(), hubCache: join(dir, 'cold-cache') }),
     });
-    expect(await checkPaperPrerequisites(config)).toEqual([]);
+    const missing = await checkPaperPrerequisites(config);
+    expect(missing).toEqual([
+      expect.stringMatching(/^dataset 'followir-news21' .*not cached and the Hub answered HTTP 404/),
+    ]);
   });
 
   it('dv reproduce --profile paper stops with one list and exit 1', async () => {
@@ -137,7 +147,7 @@ describe('paper profile prerequisites', () => {
         '--config',
         writeConfig('cli.json', {
           ...present(),
-          datasets: ['promptriever'],
+          datasets: [],
           scaleOut: { command: 'no-such-launcher' },
         }),
         '--out',
@@ -152,26 +162,24 @@ describe('paper profile prerequisites', () => {
     expect(err).not.toMatch(/at .*\.ts:\d+/); // no stack trace for a user error
   });
 
-  it('with everything present it says the paper-scale stages are not built (exit 3), nothing trained', async () => {
+  it('with everything present it runs the stages: here the stand-in Hub has no files, exit 1 naming the repo', async () => {
     const stderr = new PassThrough();
     let err = '';
     stderr.on('data', (d) => {
       err += String(d);
     });
+    const runDir = join(dir, 'run-ok');
     const code = await runCommand(
       rootCommand,
-      [
-        'reproduce',
-        '--profile',
-        'paper',
-        '--config',
-        writeConfig('cli-ok.json', present()),
-        '--out',
-        join(dir, 'run-ok'),
-      ],
+      ['reproduce', '--profile', 'paper', '--config', writeConfig('cli-ok.json', present()), '--out', runDir],
       { stdout: new PassThrough(), stderr },
     );
-    expect(code).toBe(3);
-    expect(err).toMatch(/all prerequisites of the paper profile are present.*not built.*nothing was run/);
+    expect(code).toBe(1);
+    expect(err).not.toMatch(/not built/);
+    expect(err).toMatch(/seeds: running/); // past the prerequisites, into the DAG
+    expect(err).toMatch(
+      new RegExp(`file list of ${HUB_DATASETS.promptriever.repo}@${PROMPTRIEVER_PIN}: HTTP 404`),
+    );
+    expect(existsSync(join(runDir, 'stages', 'seeds', 'stage.json'))).toBe(false);
   });
 });

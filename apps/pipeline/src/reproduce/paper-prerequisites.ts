@@ -3,27 +3,32 @@
  *   - each synthesis endpoint answers `GET {baseURL}/models` listing the configured model (or,
  *     without a listing, answers a 1-token chat request for it), with the API key from the
  *     configured environment variable when set;
- *   - each dataset is a registered Hub dataset with a pinned (or configured) commit that is in the
- *     Hub cache or answers on the Hub's revision API;
+ *   - each dataset the run reads (the seed dataset, every task of the configured benchmarks, and
+ *     any other in `paper.datasets`) is a registered Hub dataset with a pinned (or configured)
+ *     commit that is in the Hub cache (huggingface_hub layout) or answers on the Hub's revision API;
  *   - each backbone's model repo answers on the Hub's model revision API (or is cached);
- *   - compute: a GPU tfjs backend (tfjs-node-gpu), or a scale-out launcher on PATH.
+ *   - compute: a GPU tfjs backend (tfjs-node-gpu), or a scale-out launcher on PATH (`cpu`, for
+ *     scaled-down configs, needs nothing).
  * Nothing is downloaded here; each missing item says what to do.
  */
 import { accessSync, constants, existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { HUB_DATASETS } from '@dv/data';
+import { HUB_DATASETS, hubCacheDir } from '@dv/data';
+import { configuredRevision } from './paper-config.js';
 import type { ReproduceConfig } from './reproduce-config.js';
+import { benchmarkDatasets } from './stages/paper/benchmarks-stage.js';
+
+/** Whether `repo@revision` is in the Hub cache (a snapshot of that commit, or a ref to one). */
+function cached(cache: string, kind: 'datasets' | 'models', repo: string, revision: string): boolean {
+  const dir = join(cache, `${kind}--${repo.split('/').join('--')}`);
+  return existsSync(join(dir, 'snapshots', revision)) || existsSync(join(dir, 'refs', revision));
+}
 
 export class PrerequisitesMissing extends Error {
   override readonly name = 'PrerequisitesMissing';
-  constructor(
-    readonly missing: string[],
-    message?: string,
-  ) {
+  constructor(readonly missing: string[]) {
     super(
-      message ??
-        `the paper profile cannot start; missing (${missing.length}):\n${missing.map((m) => `  - ${m}`).join('\n')}`,
+      `the paper profile cannot start; missing (${missing.length}):\n${missing.map((m) => `  - ${m}`).join('\n')}`,
     );
   }
 }
@@ -141,10 +146,18 @@ export async function checkPaperPrerequisites(
     /\/+$/,
     '',
   );
-  const cache = paper.hubCache ?? process.env.DV_HUB_CACHE ?? join(homedir(), '.cache', 'dv', 'hub');
+  const cache = paper.hubCache ?? hubCacheDir();
   const token = process.env.HF_TOKEN ?? process.env.HUGGING_FACE_HUB_TOKEN;
   const hubHeaders: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  for (const d of paper.datasets) {
+  const wanted = new Map<string, string | undefined>();
+  const want = (name: string) => {
+    if (!wanted.has(name)) wanted.set(name, configuredRevision(paper, name));
+  };
+  want(paper.seeds.dataset);
+  for (const d of benchmarkDatasets(paper)) want(d.key);
+  for (const d of paper.datasets) want(d.name);
+  for (const [name, configured] of wanted) {
+    const d = { name, revision: configured };
     const entry = (HUB_DATASETS as Record<string, { repo: string; revision: string | null }>)[d.name];
     if (!entry) {
       missing.push(
@@ -159,7 +172,7 @@ export async function checkPaperPrerequisites(
       );
       continue;
     }
-    if (existsSync(join(cache, 'datasets', ...entry.repo.split('/'), revision))) continue;
+    if (cached(cache, 'datasets', entry.repo, revision)) continue;
     const r = await get(`${endpoint}/api/datasets/${entry.repo}/revision/${revision}`, hubHeaders, timeoutMs);
     if (typeof r === 'string')
       missing.push(
@@ -170,8 +183,8 @@ export async function checkPaperPrerequisites(
         `dataset '${d.name}' (${entry.repo}@${revision.slice(0, 12)}): not cached and the Hub answered HTTP ${r.status}${r.status === 401 ? ' (set HF_TOKEN)' : ''}`,
       );
   }
-  for (const m of paper.models) {
-    if (existsSync(join(cache, 'models', ...m.repo.split('/'), m.revision))) continue;
+  for (const m of paper.models.filter((x) => config.backbones.includes(x.name))) {
+    if (cached(cache, 'models', m.repo, m.revision)) continue;
     const r = await get(
       `${endpoint}/api/models/${m.repo}/revision/${encodeURIComponent(m.revision)}`,
       hubHeaders,
@@ -194,7 +207,7 @@ export async function checkPaperPrerequisites(
       missing.push(
         `compute scale-out: '${paper.scaleOut.command.split(/\s+/)[0]}' is not an executable on PATH`,
       );
-  } else {
+  } else if (paper.compute === 'gpu') {
     const probe =
       o.gpuBackend ??
       (async () => {
@@ -205,7 +218,7 @@ export async function checkPaperPrerequisites(
     const got = await probe();
     if (got !== 'tensorflow-gpu')
       missing.push(
-        `compute gpu: no GPU backend (tfjs-node-gpu); this machine has '${got ?? 'none'}' (see 'pnpm dv doctor'), or set paper.compute to "scale-out"`,
+        `compute gpu: no GPU backend (tfjs-node-gpu); this machine has '${got ?? 'none'}' (see 'pnpm dv doctor'), or set paper.compute to "scale-out" (or "cpu" for a scaled-down config)`,
       );
   }
   return missing;

@@ -26,47 +26,10 @@ import {
 } from '@dv/core';
 import { MiniWorldOptions } from '@dv/data';
 import { z } from 'zod';
+import { PaperSection, paperReproducePreset } from './paper-config.js';
 
 export const MINI_BACKBONES = ['mini-bert', 'mini-gte'] as const;
-
-const PaperPrerequisites = z.object({
-  /** OpenAI-compatible endpoints for synthesis (the paper: Qwen3-Next-80B-A3B-Instruct on vLLM). */
-  synthesis: z.object({
-    baseURLs: z.array(z.string().url()).min(1),
-    model: z.string().min(1),
-    apiKeyEnv: z.string().default('OPENAI_API_KEY'),
-  }),
-  /** Registered Hub datasets (@dv/data HUB_DATASETS) the run reads; `revision` for unpinned ones. */
-  datasets: z
-    .array(
-      z.union([
-        z
-          .string()
-          .min(1)
-          .transform((name): { name: string; revision?: string } => ({ name })),
-        z.object({
-          name: z.string().min(1),
-          revision: z
-            .string()
-            .regex(/^[0-9a-f]{40}$/)
-            .optional(),
-        }),
-      ]),
-    )
-    .min(1),
-  /** Hub model repos of the backbones at pinned commits. */
-  models: z
-    .array(z.object({ name: z.string().min(1), repo: z.string().min(1), revision: z.string().min(1) }))
-    .min(1),
-  /** Hub address (default $HF_ENDPOINT or https://huggingface.co). */
-  hubEndpoint: z.string().url().optional(),
-  /** Hub cache folder (default $DV_HUB_CACHE or ~/.cache/dv/hub). */
-  hubCache: z.string().optional(),
-  /** Where training runs: a local GPU backend, or a scale-out engine (exported mixes + launch). */
-  compute: z.enum(['gpu', 'scale-out']).default('gpu'),
-  /** For compute = scale-out: the launcher the exported data goes to. */
-  scaleOut: z.object({ command: z.string().min(1) }).optional(),
-});
+export type MiniBackbone = (typeof MINI_BACKBONES)[number];
 
 export const ReproduceConfig = z.object({
   profile: z.enum(['mini', 'paper']),
@@ -74,7 +37,8 @@ export const ReproduceConfig = z.object({
   variant: z.string().min(1),
   /** Fine-tuning seeds: each (backbone, mix) is trained once per seed. */
   seeds: z.array(z.number().int()).min(1),
-  backbones: z.array(z.enum(MINI_BACKBONES)).min(1),
+  /** Backbone names: the mini backbones, or (paper profile) names of `paper.models`. */
+  backbones: z.array(z.string().min(1)).min(1),
   /** Mini world options (@dv/data MiniWorldOptions). */
   world: MiniWorldOptions,
   synth: z.object({
@@ -112,8 +76,19 @@ export const ReproduceConfig = z.object({
      */
     encoder: z.enum(['tfjs', 'onnx']).default('tfjs'),
   }),
-  paper: PaperPrerequisites.optional(),
+  /** The paper profile's sources, endpoint, backbones, benchmarks and compute (paper-config.ts). */
+  paper: PaperSection.optional(),
 });
+
+/** Backbones name mini backbones (mini profile) or `paper.models` (paper profile). */
+function checkBackbones(c: z.infer<typeof ReproduceConfig>): string | null {
+  const known: readonly string[] =
+    c.profile === 'paper' ? (c.paper?.models ?? []).map((m) => m.name) : MINI_BACKBONES;
+  const bad = c.backbones.filter((b) => !known.includes(b));
+  return bad.length
+    ? `backbones: ${bad.join(', ')} not among ${c.profile === 'paper' ? 'paper.models' : 'the mini backbones'} (${known.join(', ')})`
+    : null;
+}
 export type ReproduceConfig = z.infer<typeof ReproduceConfig>;
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
@@ -175,45 +150,21 @@ const quickMini = {
 } as const;
 
 /**
- * The paper profile: configuration only (PAPER.md): Promptriever seeds, an OpenAI-compatible
- * endpoint, 480k budgets, the two Hub backbones, 30 hard negatives, tau 0.02, 512 tokens.
+ * The paper profile: configuration only (PAPER.md; provenance in paper-config.ts): Promptriever
+ * seeds, an OpenAI-compatible endpoint, 480k budgets, the two Hub backbones, 30 hard negatives,
+ * tau 0.02, 512 tokens, FollowIR + InfoSearch + MAIR.
  */
 const paperProfile = {
   ...fullMini,
   profile: 'paper',
   variant: 'paper',
+  backbones: paperReproducePreset.section.models.map((m) => m.name),
   world: fullMini.world,
-  synth: { judge: 'lexical', judgeThreshold: 0.25, devPairs: 2000 },
+  synth: { judge: 'lexical', judgeThreshold: 0.25, devPairs: 0 },
   mixes: { budget: 480_000, seed: 13 },
   train: clone(paperTrainerPreset.config),
-  paper: {
-    synthesis: {
-      baseURLs: ['http://127.0.0.1:8000/v1'],
-      model: 'Qwen/Qwen3-Next-80B-A3B-Instruct',
-      apiKeyEnv: 'OPENAI_API_KEY',
-    },
-    datasets: [
-      'promptriever',
-      'followir-robust04',
-      'followir-news21',
-      'followir-core17',
-      'infosearch-audience',
-      'infosearch-keyword',
-      'infosearch-format',
-      'infosearch-language',
-      'infosearch-length',
-      'infosearch-source',
-    ],
-    models: [
-      {
-        name: 'gte-multilingual-mlm-base',
-        repo: 'Alibaba-NLP/gte-multilingual-mlm-base',
-        revision: 'main',
-      },
-      { name: 'bge-m3-retromae', repo: 'BAAI/bge-m3-retromae', revision: 'main' },
-    ],
-    compute: 'gpu',
-  },
+  eval: { ...fullMini.eval, devPairs: false, batchSize: 128, maxLength: 512 },
+  paper: clone(paperReproducePreset.section),
 } as const;
 
 export const REPRODUCE_PROFILES = Object.freeze({
@@ -263,15 +214,26 @@ export function resolveReproduceConfig(o: ResolveConfigOptions): ReproduceConfig
     }
     if (!isObject(file)) throw new DataError('a config file holds one JSON object', o.configFile);
     raw = mergeConfig(raw, file);
+    // paper: a config that names its own models and no backbones trains all of its models
+    if (o.profile === 'paper' && file.backbones === undefined && isObject(file.paper) && file.paper.models)
+      (raw as Record<string, unknown>).backbones = (
+        (raw as { paper: { models: { name?: unknown }[] } }).paper.models ?? []
+      ).map((m) => m.name);
   }
   const r = raw as Record<string, unknown>;
   if (o.seeds !== undefined) {
     const base = REPRODUCE_PROFILES.mini.seeds;
     r.seeds = Array.from({ length: o.seeds }, (_, i) => base[i] ?? 7919 * (i + 1));
   }
-  if (o.backbones === 'all') r.backbones = [...MINI_BACKBONES];
+  if (o.backbones === 'all')
+    r.backbones =
+      o.profile === 'paper'
+        ? ((r.paper as { models?: { name: string }[] } | undefined)?.models ?? []).map((m) => m.name)
+        : [...MINI_BACKBONES];
   const parsed = ReproduceConfig.safeParse(raw);
   if (!parsed.success)
     throw new DataError(`invalid reproduce config: ${describeZodIssues(parsed.error.issues)}`, o.configFile);
+  const bad = checkBackbones(parsed.data);
+  if (bad) throw new DataError(`invalid reproduce config: ${bad}`, o.configFile);
   return parsed.data;
 }

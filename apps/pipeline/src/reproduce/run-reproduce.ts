@@ -10,7 +10,9 @@ import { writeJsonAtomic } from '@dv/core';
 import { checkPaperPrerequisites, PrerequisitesMissing } from './paper-prerequisites.js';
 import { type ReproduceConfig, resolveReproduceConfig } from './reproduce-config.js';
 import { type DagResult, runDag, stageDir } from './run-dag.js';
+import type { StageSpec } from './stage.js';
 import { buildMiniStages } from './stages/build-stages.js';
+import { buildPaperStages } from './stages/paper/build-paper-stages.js';
 import { REPORT_FILES } from './stages/report-stage.js';
 
 export interface ReproduceOptions {
@@ -33,6 +35,11 @@ export interface ReproduceResult {
   dag: DagResult;
   wallSeconds: number;
   report: { markdown: string; html: string; results: string } | null;
+  /**
+   * Paper profile with compute = scale-out: the DAG stopped after exporting each training run
+   * for the engine; what to launch, and how to continue (`instructions`, one line each).
+   */
+  scaleOut?: { instructions: string[]; launchScripts: string[] };
 }
 
 export function defaultRunDir(profile: 'mini' | 'paper', quick: boolean): string {
@@ -50,16 +57,16 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
     ...(o.backbones ? { backbones: o.backbones } : {}),
   });
   const outDir = resolve(o.out ?? defaultRunDir(profile, Boolean(o.quick)));
+  let stages: StageSpec[];
+  let scaleOut = false;
   if (profile === 'paper') {
     const missing = await checkPaperPrerequisites(config);
     if (missing.length > 0) throw new PrerequisitesMissing(missing);
-    throw new PrerequisitesMissing(
-      [],
-      'all prerequisites of the paper profile are present, but its paper-scale stages (endpoint synthesis over the Promptriever seeds, Hub backbones, GPU or scale-out training, FollowIR / InfoSearch / MAIR evaluation) are not built into dv reproduce yet; nothing was run',
-    );
-  }
+    const built = buildPaperStages(config);
+    stages = built.stages;
+    scaleOut = built.scaleOut;
+  } else stages = buildMiniStages(config);
   mkdirSync(outDir, { recursive: true });
-  const stages = buildMiniStages(config);
   await writeJsonAtomic(join(outDir, 'config.json'), config);
   const dag = await runDag({
     runDir: outDir,
@@ -92,5 +99,25 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
         results: join(reportDir, REPORT_FILES.results),
       }
     : null;
-  return { outDir, config, dag, wallSeconds, report };
+  if (!scaleOut) return { outDir, config, dag, wallSeconds, report };
+  const launchScripts = dag.runs
+    .filter((r) => r.record?.group === 'train' && typeof r.record.summary.launchScript === 'string')
+    .map((r) => join(stageDir(outDir, r.id), String(r.record!.summary.launchScript)));
+  const engine = config.paper?.scaleOut?.engine ?? 'sentence-transformers';
+  return {
+    outDir,
+    config,
+    dag,
+    wallSeconds,
+    report,
+    scaleOut: {
+      launchScripts,
+      instructions: [
+        `training is handed to ${engine} (paper.compute = scale-out): ${launchScripts.length} exports, one per backbone x mix x seed`,
+        ...launchScripts.map((p) => `  bash ${p}`),
+        'each export folder has a README.md (what differs from dv train run) and the launch line in launch.sh;',
+        'evaluate the trained models with `dv eval run --model tfjs:DIR --benchmark followir|infosearch|mair`, or set paper.compute to "gpu" to train and evaluate here',
+      ],
+    },
+  };
 }

@@ -6,8 +6,22 @@
 import type { Progress } from '@dv/core';
 import { z } from 'zod';
 
-/** Stage groups, in pipeline order; `--from` / `--only` accept a group or one stage id. */
-export const STAGE_GROUPS = ['world', 'synth', 'mixes', 'pretrain', 'train', 'eval', 'report'] as const;
+/**
+ * Stage groups, in pipeline order; `--from` / `--only` accept a group or one stage id. The mini
+ * profile has world / pretrain, the paper profile seeds / benchmarks / backbones in their place.
+ */
+export const STAGE_GROUPS = [
+  'world',
+  'seeds',
+  'benchmarks',
+  'synth',
+  'mixes',
+  'pretrain',
+  'backbones',
+  'train',
+  'eval',
+  'report',
+] as const;
 export type StageGroup = (typeof STAGE_GROUPS)[number];
 
 /** Stage ids are path segments under `<run>/stages/`: letters, digits, `.`, `_`, `-`, joined by `/`. */

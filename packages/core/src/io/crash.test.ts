@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { readJsonlAll } from '../index.js';
+import { JsonlAppender, readJsonlAll } from '../index.js';
 import { tmpDir } from '../test-utils/tmp.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -58,5 +58,37 @@ describe('crash mid-write (kill -9)', () => {
     const rows = await readJsonlAll(f, Row, { allowTruncatedTail: true });
     expect(rows.length).toBeGreaterThan(10);
     expect(rows.map((r) => r.i)).toEqual(rows.map((_, k) => k));
+  });
+
+  it('appender grouping records per tick: the same, and a reopened appender continues on a record boundary', async () => {
+    const dir = tmpDir();
+    const f = join(dir, 'log.jsonl');
+    await killWhenStarted(startWriter('append-grouped', f, 100_000));
+    const rows = await readJsonlAll(f, Row, { allowTruncatedTail: true });
+    expect(rows.length).toBeGreaterThanOrEqual(70); // the groups written before the kill
+    expect(rows.map((r) => r.i)).toEqual(rows.map((_, k) => k));
+    const a = new JsonlAppender(f, Row, { groupPerTick: true });
+    a.append({ i: rows.length, pad: '' });
+    a.close();
+    const again = await readJsonlAll(f, Row);
+    expect(again.map((r) => r.i)).toEqual([...rows.map((r) => r.i), rows.length]);
+  });
+});
+
+describe('JsonlAppender groupPerTick', () => {
+  it('writes the records of one event-loop turn together, after the turn; close() writes what is left', async () => {
+    const dir = tmpDir();
+    const f = join(dir, 'log.jsonl');
+    const a = new JsonlAppender(f, Row, { groupPerTick: true });
+    a.append({ i: 0, pad: '' });
+    a.append({ i: 1, pad: '' });
+    expect(() => a.append({ i: 'two', pad: '' } as unknown as z.infer<typeof Row>)).toThrow(/log\.jsonl/);
+    expect(readFileSync(f, 'utf8')).toBe('');
+    await new Promise((r) => setImmediate(r));
+    expect(readFileSync(f, 'utf8')).toBe('{"i":0,"pad":""}\n{"i":1,"pad":""}\n');
+    a.append({ i: 2, pad: '' });
+    a.close();
+    expect(readFileSync(f, 'utf8').split('\n').filter(Boolean)).toHaveLength(3);
+    expect(a.count).toBe(3);
   });
 });

@@ -1,5 +1,5 @@
 // Child process for crash tests: writes records slowly so the parent can kill it mid-write.
-// argv: mode (atomic|append) path count
+// argv: mode (atomic|append|append-grouped) path count
 import { JsonlAppender, writeJsonl } from '../index.js';
 
 const [mode, path, countArg] = process.argv.slice(2) as [string, string, string];
@@ -17,6 +17,15 @@ if (mode === 'atomic') {
       }
     })(),
   );
+} else if (mode === 'append-grouped') {
+  // Groups of 7 records per event-loop turn, one write each (groupPerTick).
+  const a = new JsonlAppender(path, undefined, { groupPerTick: true });
+  for (let i = 0; i < count; i++) {
+    a.append({ i, pad: 'x'.repeat(5000) });
+    if (i === 70) process.stdout.write('started\n');
+    if (i % 7 === 6) await sleep(i >= 70 ? 1 : 0);
+  }
+  a.close();
 } else {
   const a = new JsonlAppender(path);
   for (let i = 0; i < count; i++) {

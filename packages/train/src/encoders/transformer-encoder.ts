@@ -21,6 +21,7 @@ import {
   encoderWeightsFromSafetensors,
   requireWeight,
 } from '../export/encoder-weights.js';
+import { noDropout } from '../internal/tf-layers.js';
 import { readSafetensors } from '../safetensors/index.js';
 import { pool, poolCls } from './pooling.js';
 
@@ -120,7 +121,7 @@ export class TransformerEncoder {
     const rate = (this.config as { hidden_dropout_prob?: number }).hidden_dropout_prob ?? 0;
     const rng = options.training?.rng;
     const dropout =
-      rng && rate > 0 ? (x: Tensor) => tf.dropout(x, rate, undefined, rng.nextUint32()) : (x: Tensor) => x;
+      rng && rate > 0 ? (x: Tensor) => tf.dropout(x, rate, undefined, rng.nextUint32()) : noDropout;
     return architectureOf(this.config).forward(
       this.config,
       this.param,

@@ -1,6 +1,7 @@
 /**
  * The fused TensorFlow kernels of native/*.cc (exact GELU and its gradient, LayerNorm
- * forward with its row statistics and its gradient, the softmax gradient: one pass each where
+ * forward with its row statistics and its gradient, alone or after the post-LN residual sum
+ * x + bias + residual, the softmax gradient: one pass each where
  * TF eager runs 4-11 elementwise ops; multi-head attention and its gradient on the packed QKV
  * layout, parallel over sequences and heads where TF's BatchMatMul runs them one by one; an
  * AdamW step in one pass instead of ~10 ops per parameter), loaded into the native backend's TensorFlow and exposed
@@ -46,6 +47,27 @@ export interface FusedOps {
   layerNorm(x: Tensor, gamma: Tensor, beta: Tensor, epsilon: number): [Tensor, Tensor, Tensor];
   /** dx, dgamma, dbeta. */
   layerNormGrad(dy: Tensor, x: Tensor, gamma: Tensor, mean: Tensor, rstd: Tensor): [Tensor, Tensor, Tensor];
+  /**
+   * layerNorm(x + bias + residual): y, mean, rstd. `bias` [H], or empty ([0]) for none.
+   */
+  residualLayerNorm(
+    x: Tensor,
+    bias: Tensor,
+    residual: Tensor,
+    gamma: Tensor,
+    beta: Tensor,
+    epsilon: number,
+  ): [Tensor, Tensor, Tensor];
+  /** dz (the gradient of x and of residual), dbias (empty without bias), dgamma, dbeta. */
+  residualLayerNormGrad(
+    dy: Tensor,
+    x: Tensor,
+    bias: Tensor,
+    residual: Tensor,
+    gamma: Tensor,
+    mean: Tensor,
+    rstd: Tensor,
+  ): [Tensor, Tensor, Tensor, Tensor];
   softmaxGrad(dy: Tensor, y: Tensor): Tensor;
   /**
    * Multi-head attention on packed projections qkv [B*T, 3H] with an additive mask [B, T]:
@@ -130,6 +152,22 @@ function load(): { ok: true; isa: string } | { ok: false; why: string } {
   reg('DvLayerNormGrad', (be, a) =>
     be.executeMultipleOutputs('DvLayerNormGrad', [], ins(a, ['dy', 'x', 'gamma', 'mean', 'rstd']), 3),
   );
+  reg('DvResidualLayerNorm', (be, a) =>
+    be.executeMultipleOutputs(
+      'DvResidualLayerNorm',
+      [{ name: 'epsilon', type: be.binding.TF_ATTR_FLOAT, value: a.attrs!.epsilon }],
+      ins(a, ['x', 'bias', 'residual', 'gamma', 'beta']),
+      3,
+    ),
+  );
+  reg('DvResidualLayerNormGrad', (be, a) =>
+    be.executeMultipleOutputs(
+      'DvResidualLayerNormGrad',
+      [],
+      ins(a, ['dy', 'x', 'bias', 'residual', 'gamma', 'mean', 'rstd']),
+      4,
+    ),
+  );
   reg('DvSoftmaxGrad', (be, a) => be.executeSingleOutput('DvSoftmaxGrad', [], ins(a, ['dy', 'y'])));
   const attentionAttrs = (be: NodeKernelBackend, a: KernelArgs) => [
     { name: 'heads', type: be.binding.TF_ATTR_INT, value: a.attrs!.heads },
@@ -172,6 +210,15 @@ const ops: FusedOps = {
     run('DvLayerNorm', { x, gamma, beta }, { epsilon }) as [Tensor, Tensor, Tensor],
   layerNormGrad: (dy, x, gamma, mean, rstd) =>
     run('DvLayerNormGrad', { dy, x, gamma, mean, rstd }) as [Tensor, Tensor, Tensor],
+  residualLayerNorm: (x, bias, residual, gamma, beta, epsilon) =>
+    run('DvResidualLayerNorm', { x, bias, residual, gamma, beta }, { epsilon }) as [Tensor, Tensor, Tensor],
+  residualLayerNormGrad: (dy, x, bias, residual, gamma, mean, rstd) =>
+    run('DvResidualLayerNormGrad', { dy, x, bias, residual, gamma, mean, rstd }) as [
+      Tensor,
+      Tensor,
+      Tensor,
+      Tensor,
+    ],
   softmaxGrad: (dy, y) => run('DvSoftmaxGrad', { dy, y }),
   attention: (qkv, mask, heads, scale, rope) =>
     run('DvAttention', { qkv, mask, ...ropeInputs(rope) }, { heads, scale, rope: !!rope }) as [

@@ -7,7 +7,9 @@ import type { Tensor } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
 import { fusedOps } from './fused-ops.js';
 import { geluErf } from './gelu.js';
+import { layerNorm } from './layer-norm.js';
 import { biasAdd, biasAddGrad, matMul2d } from './native-ops.js';
+import { residualLayerNorm } from './residual-layer-norm.js';
 
 export {
   applyRope,
@@ -19,6 +21,33 @@ export {
   splitHeads,
 } from './attention.js';
 export { layerNorm } from './layer-norm.js';
+export { residualLayerNorm } from './residual-layer-norm.js';
+
+/** The identity a forward pass gets when dropout is off (denseResidualLayerNorm then folds the bias). */
+export const noDropout = (x: Tensor): Tensor => x;
+
+/**
+ * The post-LN sub-layer output: layerNorm(dropout(x W^T + b) + residual), transformers'
+ * BertSelfOutput / BertOutput. Without dropout (`noDropout`) the bias, the residual sum and
+ * the LayerNorm are one fused op each way (residual-layer-norm.ts); with dropout the bias stays
+ * in linear(), before the dropout mask, and the residual sum is fused into the LayerNorm.
+ * Without the fused kernels: exactly layerNorm(dropout(linear(x, W, b)) + residual).
+ */
+export function denseResidualLayerNorm(
+  x: Tensor,
+  weight: Tensor,
+  bias: Tensor,
+  residual: Tensor,
+  gamma: Tensor,
+  beta: Tensor,
+  eps: number,
+  dropout: (x: Tensor) => Tensor = noDropout,
+): Tensor {
+  if (!fusedOps(x, weight, bias, residual, gamma, beta))
+    return layerNorm(tf.add(dropout(linear(x, weight, bias)), residual), gamma, beta, eps);
+  if (dropout === noDropout) return residualLayerNorm(linear(x, weight), bias, residual, gamma, beta, eps);
+  return residualLayerNorm(dropout(linear(x, weight, bias)), undefined, residual, gamma, beta, eps);
+}
 
 /**
  * x W^T + b over the last axis of x (any rank), W [out, in], with the analytic gradient

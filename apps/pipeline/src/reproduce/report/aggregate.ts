@@ -10,7 +10,15 @@ import { MIXES } from '../stages/mixes-stage.js';
 import { type Interval, meanCi, pairedDiffCi, welchDiffCi } from '../stats/t-interval.js';
 import type { ModelResults } from './collect-results.js';
 
-export const METRICS = ['pMrr', 'score', 'seenPMrr', 'infosearchPMrr', 'viewAccuracy', 'bothRight'] as const;
+export const METRICS = [
+  'pMrr',
+  'score',
+  'seenPMrr',
+  'infosearchPMrr',
+  'viewAccuracy',
+  'bothRight',
+  'mairNdcg',
+] as const;
 export type Metric = (typeof METRICS)[number];
 
 export interface TableRow {
@@ -46,6 +54,8 @@ export function metricOf(r: ModelResults, m: Metric): number | undefined {
       return r.dev?.viewAccuracy;
     case 'bothRight':
       return r.dev?.bothRight;
+    case 'mairNdcg':
+      return r.mair?.ndcg10;
   }
 }
 

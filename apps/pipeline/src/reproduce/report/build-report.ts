@@ -119,7 +119,7 @@ export async function buildReport(input: {
   const { runDir, config, records } = input;
   const models = input.models
     .filter((m) => records.has(`eval/${m.id}`))
-    .map((m) => collectModelResults(runDir, input.stageDirOf(`eval/${m.id}`), m));
+    .map((m) => collectModelResults(runDir, input.stageDirOf(`eval/${m.id}`), m, config.profile === 'paper'));
   const rows = tableRows(models, config.backbones);
   const comparisons: Comparison[] = [];
   const pairs: [MixName, MixName][] = [
@@ -141,10 +141,17 @@ export async function buildReport(input: {
       null,
   );
 
-  // Per-lever p-MRR: FollowIR-form topics grouped by the changed instruction's lever, InfoSearch per set.
-  const world = await loadMiniWorld(input.stageDirOf('world'));
-  const followir = await world.loadFollowIR();
-  const leverOf = new Map(followir.queries.map((q) => [q.id, String(q.metadata?.changedLever ?? 'unknown')]));
+  // Per-lever p-MRR: FollowIR-form topics grouped by the changed instruction's lever (mini world),
+  // InfoSearch per set (per dimension on the Hub benchmark).
+  const paper = config.profile === 'paper';
+  const leverOf = paper
+    ? null
+    : new Map(
+        (await (await loadMiniWorld(input.stageDirOf('world'))).loadFollowIR()).queries.map((q) => [
+          q.id,
+          String(q.metadata?.changedLever ?? 'unknown'),
+        ]),
+      );
   const levers: LeverPoint[] = [];
   for (const backbone of config.backbones)
     for (const mix of MIXES) {
@@ -153,10 +160,10 @@ export async function buildReport(input: {
       );
       if (rs.length === 0) continue;
       const label = `${config.backbones.length > 1 ? `${backbone} ` : ''}${mixLabel(mix)}`;
-      const perTopic = seedAveragedPerTopic(rs, 'pMrr');
+      const perTopic = leverOf ? seedAveragedPerTopic(rs, 'pMrr') : {};
       const byLever = new Map<string, number[]>();
       for (const [q, v] of Object.entries(perTopic)) {
-        const l = leverOf.get(q) ?? 'unknown';
+        const l = leverOf?.get(q) ?? 'unknown';
         byLever.set(l, [...(byLever.get(l) ?? []), v]);
       }
       for (const [lever, vs] of [...byLever.entries()].sort())
@@ -172,7 +179,7 @@ export async function buildReport(input: {
           info.set(l, [...(info.get(l) ?? []), 100 * v]);
       for (const [lever, vs] of [...info.entries()].sort())
         levers.push({
-          benchmark: 'InfoSearch-style',
+          benchmark: paper ? 'InfoSearch (dimension)' : 'InfoSearch-style',
           lever,
           mix: label,
           pMrr: vs.reduce((a, b) => a + b, 0) / vs.length,
@@ -232,8 +239,8 @@ export async function buildReport(input: {
     curves,
     synth: records.get('synth')?.summary ?? {},
     mixes: records.get('mixes')?.summary ?? {},
-    world: records.get('world')?.summary ?? {},
-    samples: await pairSamples(input.stageDirOf('world'), input.stageDirOf('synth'), 120),
+    world: records.get(paper ? 'seeds' : 'world')?.summary ?? {},
+    samples: await pairSamples(input.stageDirOf(paper ? 'seeds' : 'world'), input.stageDirOf('synth'), 120),
   };
 }
 

@@ -16,6 +16,10 @@ export const PAPER_TABLE: Record<string, { pMrr: number; score: number } | undef
   'all-orig': { pMrr: 5.27, score: 20.85 },
   'all-dv': { pMrr: 8.3, score: 21.38 },
 };
+/** The paper's numbers for its second backbone (bge-m3-retromae): All-DV only. */
+export const PAPER_SECOND_BACKBONE: Record<string, { pMrr: number; score: number } | undefined> = {
+  'all-dv': { pMrr: 13.92, score: 20.99 },
+};
 /** InfoSearch p-MRR the paper reports (All-orig / All-DV, per dimension). */
 export const PAPER_INFOSEARCH = {
   length: { 'all-orig': -23.22, 'all-dv': 31.91 },
@@ -70,7 +74,48 @@ function mainRow(r: TableRow): string[] {
   ];
 }
 
+/** Paper profile rows: the Hub benchmarks' columns, the paper's numbers for this backbone. */
+function paperRow(r: TableRow, second: boolean): string[] {
+  const m = (k: Metric) => fmtCi(r.metrics[k]);
+  const p = (second ? PAPER_SECOND_BACKBONE : PAPER_TABLE)[r.mix];
+  return [
+    `${mixLabel(r.mix)}`,
+    m('pMrr'),
+    m('score'),
+    m('infosearchPMrr'),
+    m('mairNdcg'),
+    String(r.seeds.length),
+    p ? p.pMrr.toFixed(2) : '-',
+    p ? p.score.toFixed(2) : '-',
+  ];
+}
+
+function paperBaselineRow(m: ModelResults): string[] {
+  return [
+    m.model.id === 'bm25' ? 'BM25' : m.model.id,
+    pct(m.followir?.pMrr),
+    pct(m.followir?.score),
+    pct(m.infosearch?.pMrr),
+    pct(m.mair?.ndcg10),
+    '1',
+    '-',
+    '-',
+  ];
+}
+
+const PAPER_HEAD = [
+  'setting',
+  'FollowIR p-MRR',
+  'FollowIR Score',
+  'InfoSearch p-MRR',
+  'MAIR nDCG@10',
+  'seeds',
+  'paper p-MRR',
+  'paper Score',
+];
+
 export function renderMarkdown(d: ReportData, extras: { command: string; wallSeconds?: number }): string {
+  const paper = d.profile === 'paper';
   const L: string[] = [];
   L.push(`# Reproduction report: dual-view training (${d.profile} profile, ${d.variant})`, '');
   L.push(
@@ -113,16 +158,25 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
     'paper p-MRR',
     'paper Score',
   ];
-  for (const backbone of d.config.backbones) {
+  for (const [bi, backbone] of d.config.backbones.entries()) {
     L.push(`## ${backbone}: mean ± 95% CI over seeds (x100)`, '');
-    const rows = d.rows.filter((r) => r.backbone === backbone).map(mainRow);
+    const rows = d.rows
+      .filter((r) => r.backbone === backbone)
+      .map((r) => (paper ? paperRow(r, bi > 0) : mainRow(r)));
     const base = d.baselines
       .filter(
         (b) => b.model.kind === 'bm25' || (b.model.kind === 'untrained' && b.model.backbone === backbone),
       )
-      .map(baselineRow);
-    L.push(table(head, [...base, ...rows]), '');
-    if (backbone !== d.config.backbones[0])
+      .map(paper ? paperBaselineRow : baselineRow);
+    L.push(table(paper ? PAPER_HEAD : head, [...base, ...rows]), '');
+    if (paper)
+      L.push(
+        bi === 0
+          ? "FollowIR p-MRR and Score are the plain means over Robust04, News21 and Core17 (Score: MAP@1000, nDCG@5, MAP@1000); the paper columns are gte-multilingual-mlm-base's."
+          : 'For the second backbone the paper reports All-DV only (bge-m3-retromae: p-MRR 13.92, Score 20.99).',
+        '',
+      );
+    else if (backbone !== d.config.backbones[0])
       L.push(
         "The paper columns are gte-multilingual-mlm-base's; for its second backbone the paper reports All-DV p-MRR 13.92 and Score 20.99.",
         '',
@@ -191,15 +245,22 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
     general?: number;
     followirTopics?: number;
   };
-  L.push(
-    `Mini world: ${w.documents ?? '?'} entries; lemmas ${Object.entries(w.lemmas ?? {})
-      .filter(([, v]) => typeof v === 'number')
-      .map(([k, v]) => `${k} ${v}`)
-      .join(
-        ', ',
-      )}; seeds train ${w.seedsTrain ?? '?'}, dev ${w.seedsDev ?? '?'}; general ${w.general ?? '?'}; FollowIR-form topics ${w.followirTopics ?? '?'}.`,
-    '',
-  );
+  const seeds = d.world as { repo?: string; commit?: string; seedsTrain?: number; general?: number };
+  if (paper)
+    L.push(
+      `Seed data: ${seeds.repo ?? '?'}@${seeds.commit ?? '?'}; ${seeds.seedsTrain ?? '?'} instruction seeds, ${seeds.general ?? '?'} general examples.`,
+      '',
+    );
+  else
+    L.push(
+      `Mini world: ${w.documents ?? '?'} entries; lemmas ${Object.entries(w.lemmas ?? {})
+        .filter(([, v]) => typeof v === 'number')
+        .map(([k, v]) => `${k} ${v}`)
+        .join(
+          ', ',
+        )}; seeds train ${w.seedsTrain ?? '?'}, dev ${w.seedsDev ?? '?'}; general ${w.general ?? '?'}; FollowIR-form topics ${w.followirTopics ?? '?'}.`,
+      '',
+    );
   type SynthSplit = {
     seeds: number;
     accepted: number;
@@ -210,7 +271,12 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
     byLever: Record<string, number>;
   };
   const synth = d.synth as Record<string, SynthSplit>;
-  L.push('Synthesis (offline reverser, lexical judge):', '');
+  L.push(
+    paper
+      ? `Synthesis (${d.config.paper?.synthesis.model ?? '?'} through the OpenAI-compatible endpoint, ${d.config.paper?.synthesis.judge ?? '?'} judge):`
+      : 'Synthesis (offline reverser, lexical judge):',
+    '',
+  );
   L.push(
     table(
       ['seeds of', 'seeds', 'accepted', 'none', 'rejected', 'failed', 'acceptance', 'accepted by lever'],

@@ -3,7 +3,7 @@
  * (pretrain, mixes) -> train/<backbone>/<mix>/seed-<s>; every model -> eval/<model>; all of it
  * -> report.
  */
-import type { ReproduceConfig } from '../reproduce-config.js';
+import type { MiniBackbone, ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
 import { evalStage, type ModelRef } from './eval-stage.js';
 import { MIXES, mixesStage } from './mixes-stage.js';
@@ -43,7 +43,7 @@ export function modelRefs(config: ReproduceConfig): ModelRef[] {
 
 export function buildMiniStages(config: ReproduceConfig): StageSpec[] {
   const stages: StageSpec[] = [worldStage(config), synthStage(config), mixesStage(config)];
-  for (const backbone of config.backbones) stages.push(pretrainStage(config, backbone));
+  for (const backbone of config.backbones as MiniBackbone[]) stages.push(pretrainStage(config, backbone));
   for (const backbone of config.backbones)
     for (const mix of MIXES)
       for (const seed of config.seeds) stages.push(trainStage(config, backbone, mix, seed));

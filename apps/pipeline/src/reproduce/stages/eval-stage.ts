@@ -18,19 +18,8 @@ import {
   writeRun,
 } from '@dv/core';
 import { loadMiniWorld, MINI_FILES } from '@dv/data';
-import {
-  Bm25Ranker,
-  benchmarkEntry,
-  DenseRanker,
-  EmbeddingCache,
-  type Encoder,
-  OnnxEncoder,
-  type Ranker,
-  rankModes,
-  runBenchmark,
-} from '@dv/eval';
-import { TfjsEncoder } from '@dv/train';
-import { lengthSorted } from '../internal/length-sorted-encoder.js';
+import { benchmarkEntry, rankModes, runBenchmark } from '@dv/eval';
+import { makeRanker } from '../internal/make-ranker.js';
 import { stageFiles } from '../internal/stage-files.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
@@ -44,6 +33,8 @@ export const EVAL_DIRS = {
   followirSeen: 'followir-seen',
   infosearch: 'infosearch',
   devPairs: 'dev-pairs',
+  /** Paper profile: the Hub MAIR benchmark (FollowIR and InfoSearch use the folders above). */
+  mair: 'mair',
 } as const;
 export const DEV_PAIRS_RESULT = 'result.json';
 
@@ -83,25 +74,17 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
         }
       };
       // As `dv eval run --model tfjs:DIR | onnx:DIR | bm25` (createRanker), with an explicit max
-      // length and batches of similar lengths.
-      let ranker: Ranker;
-      if (dense) {
-        const dir = join(ctx.depDir(model.stage), model.exportDir);
-        const opts = {
-          formatter: config.train.formatter,
-          maxLength: config.eval.maxLength,
-          batchSize: config.eval.batchSize,
-        };
-        const encoder: Encoder =
-          config.eval.encoder === 'onnx'
-            ? await OnnxEncoder.fromDir(dir, opts)
-            : await TfjsEncoder.fromDir(dir, opts);
-        // content-keyed (model digest + texts): the seen-wording split reuses the corpus embeddings
-        ranker = new DenseRanker(lengthSorted(encoder), {
-          onEncode,
-          cache: new EmbeddingCache(join(ctx.runDir, 'cache', 'embeddings')),
-        });
-      } else ranker = new Bm25Ranker({ formatter: config.train.formatter });
+      // length and batches of similar lengths; the embedding cache lets the seen-wording split
+      // reuse the corpus embeddings.
+      const ranker = await makeRanker({
+        dir: dense ? join(ctx.depDir(model.stage), model.exportDir) : null,
+        encoder: config.eval.encoder,
+        formatter: config.train.formatter,
+        maxLength: config.eval.maxLength,
+        batchSize: config.eval.batchSize,
+        runDir: ctx.runDir,
+        onEncode,
+      });
       const summary: Record<string, unknown> = { model: model.id, ranker: ranker.name };
       const common = { command: ['dv', 'reproduce'], config: { model: model.id, spec } };
       if (config.eval.followir) {

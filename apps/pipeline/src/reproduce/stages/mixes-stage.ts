@@ -14,18 +14,19 @@ export function mixPath(mixesDir: string, mix: MixName): string {
   return join(mixesDir, mix, 'train.jsonl');
 }
 
-export function mixesStage(config: ReproduceConfig): StageSpec {
+/** `source`: the stage holding the general data (`MINI_FILES.general`): the mini world, or the paper's seeds. */
+export function mixesStage(config: ReproduceConfig, source = 'world'): StageSpec {
   return {
     id: 'mixes',
     group: 'mixes',
-    deps: ['world', 'synth'],
+    deps: [source, 'synth'],
     version: '1',
     config: { ...config.mixes, formatter: config.train.formatter },
     estimateSeconds: 3,
     async run(ctx) {
       const res = await writeMixes({
         synthDir: join(ctx.depDir('synth'), SYNTH_DIRS.train),
-        generalPath: join(ctx.depDir('world'), MINI_FILES.general),
+        generalPath: join(ctx.depDir(source), MINI_FILES.general),
         outDir: ctx.dir,
         budget: config.mixes.budget,
         ...(config.mixes.instructionExamples !== undefined

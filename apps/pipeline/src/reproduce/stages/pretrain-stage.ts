@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { MINI_FILES } from '@dv/data';
 import { stageFiles } from '../internal/stage-files.js';
-import type { ReproduceConfig } from '../reproduce-config.js';
+import type { MiniBackbone, ReproduceConfig } from '../reproduce-config.js';
 import type { StageContext, StageSpec } from '../stage.js';
 
 export const EXPORT_DIR = 'export';
@@ -27,10 +27,7 @@ export function trainProgress(ctx: StageContext, label: string): (e: TrainEvent)
   };
 }
 
-export function pretrainStage(
-  config: ReproduceConfig,
-  backbone: ReproduceConfig['backbones'][number],
-): StageSpec {
+export function pretrainStage(config: ReproduceConfig, backbone: MiniBackbone): StageSpec {
   const mlm = { ...config.pretrain, backbone };
   return {
     id: `pretrain/${backbone}`,

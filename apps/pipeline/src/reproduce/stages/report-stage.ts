@@ -41,7 +41,10 @@ export function reportStage(
         records,
         stageDirOf: (id) => stageDir(ctx.runDir, id),
       });
-      const command = `pnpm reproduce${config.profile === 'paper' ? ' --profile paper' : ''}${config.variant === 'quick' ? ' --quick' : ''}${config.backbones.length > 1 ? ' --backbones all' : ''}`;
+      const command =
+        config.profile === 'paper'
+          ? `pnpm reproduce --profile paper${config.variant === 'paper' ? '' : ' --config FILE'}`
+          : `pnpm reproduce${config.variant === 'quick' ? ' --quick' : ''}${config.backbones.length > 1 ? ' --backbones all' : ''}`;
       const md = renderMarkdown(data, { command });
       const plots = [
         {

@@ -16,6 +16,8 @@ export function trainStage(
   backbone: ReproduceConfig['backbones'][number],
   mix: MixName,
   seed: number,
+  /** The stage whose `summary.exportDir` is the HF folder to start from (paper: `backbones/<name>`). */
+  initStage = `pretrain/${backbone}`,
 ): StageSpec {
   const trainer = { ...config.train, seed };
   const steps =
@@ -23,15 +25,15 @@ export function trainStage(
   return {
     id: `train/${backbone}/${mix}/seed-${seed}`,
     group: 'train',
-    deps: [`pretrain/${backbone}`, 'mixes'],
+    deps: [initStage, 'mixes'],
     version: '1',
     config: trainer,
     // the trainer's sizing: ~0.5 s per step of 32 queries (config A) on 2 cores
     estimateSeconds: 5 + steps * 0.5 * (trainer.batch.batchSize / 32),
     async run(ctx) {
       const { trainRetriever } = await import('@dv/train');
-      const pre = ctx.dep(`pretrain/${backbone}`);
-      const init = join(ctx.depDir(`pretrain/${backbone}`), String(pre.summary.exportDir ?? EXPORT_DIR));
+      const pre = ctx.dep(initStage);
+      const init = join(ctx.depDir(initStage), String(pre.summary.exportDir ?? EXPORT_DIR));
       const r = await trainRetriever({
         config: trainer,
         data: mixPath(ctx.depDir('mixes'), mix),

@@ -9,6 +9,7 @@ import { tf } from '../../backend/tf.js';
 import {
   attention,
   attentionMaskBias,
+  denseResidualLayerNorm,
   embeddingLookup,
   layerNorm,
   linear,
@@ -81,21 +82,21 @@ export function bertFamilyForward<C extends EncoderConfigBase>(
       const qkv = linear(x, packed, tf.concat([wb('query'), wb('key'), wb('value')], 0));
       ctx = packedAttention(qkv, bias, b, heads);
     }
-    const a = dropout(linear(ctx, l('attention.output.dense.weight'), l('attention.output.dense.bias')));
-    const x1 = layerNorm(
-      tf.add(a, residual),
-      l('attention.output.LayerNorm.weight'),
-      l('attention.output.LayerNorm.bias'),
-      c.layer_norm_eps,
-    );
+    // layerNorm(dropout(dense(.)) + residual), bias and residual sum fused into the LayerNorm.
+    const dense = (n: string, input: Tensor, res: Tensor) =>
+      denseResidualLayerNorm(
+        input,
+        l(`${n}.dense.weight`),
+        l(`${n}.dense.bias`),
+        res,
+        l(`${n}.LayerNorm.weight`),
+        l(`${n}.LayerNorm.bias`),
+        c.layer_norm_eps,
+        dropout,
+      );
+    const x1 = dense('attention.output', ctx, residual);
     const inter = linearAct(x1, l('intermediate.dense.weight'), l('intermediate.dense.bias'), c.hidden_act);
-    const out = dropout(linear(inter, l('output.dense.weight'), l('output.dense.bias')));
-    x = layerNorm(
-      tf.add(out, x1),
-      l('output.LayerNorm.weight'),
-      l('output.LayerNorm.bias'),
-      c.layer_norm_eps,
-    );
+    x = dense('output', inter, x1);
   }
   return x.reshape([b, x.shape[0]! / b, h]);
 }

@@ -1,0 +1,80 @@
+/**
+ * The paper profile's DAG, over the same stage kinds as the mini profile:
+ *   seeds (Promptriever from the Hub) -> synth (OpenAI-compatible endpoint) -> mixes;
+ *   backbones/<name> (Hub) + mixes -> train/<backbone>/<mix>/seed-<s> (our trainer), or, with
+ *   compute = scale-out, the engine export of each and a stop;
+ *   benchmarks (task registry datasets from the Hub) + each model -> eval/<model>; all -> report.
+ */
+import { requirePaper } from '../../internal/paper-hub.js';
+import type { ReproduceConfig } from '../../reproduce-config.js';
+import type { StageSpec } from '../../stage.js';
+import type { ModelRef } from '../eval-stage.js';
+import { MIXES, mixesStage } from '../mixes-stage.js';
+import { reportStage } from '../report-stage.js';
+import { trainStage } from '../train-stage.js';
+import { BACKBONE_EXPORT, backboneStage, backboneStageId } from './backbone-stage.js';
+import { benchmarksStage } from './benchmarks-stage.js';
+import { endpointSynthStage } from './endpoint-synth-stage.js';
+import { engineExportStage } from './engine-export-stage.js';
+import { hubEvalStage } from './hub-eval-stage.js';
+import { SEEDS_STAGE, seedsStage } from './seeds-stage.js';
+
+export function paperModelRefs(config: ReproduceConfig): ModelRef[] {
+  const models: ModelRef[] = [];
+  if (config.eval.baselines) {
+    models.push({ id: 'bm25', kind: 'bm25' });
+    for (const backbone of config.backbones)
+      models.push({
+        id: `${backbone}/untrained`,
+        kind: 'untrained',
+        backbone,
+        stage: backboneStageId(backbone),
+        exportDir: BACKBONE_EXPORT,
+      });
+  }
+  for (const backbone of config.backbones)
+    for (const mix of MIXES)
+      for (const seed of config.seeds)
+        models.push({
+          id: `${backbone}/${mix}/seed-${seed}`,
+          kind: 'trained',
+          backbone,
+          mix,
+          seed,
+          stage: `train/${backbone}/${mix}/seed-${seed}`,
+          exportDir: 'export',
+        });
+  return models;
+}
+
+export interface PaperStages {
+  stages: StageSpec[];
+  models: ModelRef[];
+  /** Training is handed to a scale-out engine: the DAG ends with the exports. */
+  scaleOut: boolean;
+}
+
+export function buildPaperStages(config: ReproduceConfig): PaperStages {
+  const paper = requirePaper(config);
+  const stages: StageSpec[] = [
+    seedsStage(config),
+    endpointSynthStage(config),
+    mixesStage(config, SEEDS_STAGE),
+  ];
+  for (const backbone of config.backbones) stages.push(backboneStage(config, backbone));
+  const scaleOut = paper.compute === 'scale-out';
+  for (const backbone of config.backbones)
+    for (const mix of MIXES)
+      for (const seed of config.seeds)
+        stages.push(
+          scaleOut
+            ? engineExportStage(config, backbone, mix, seed)
+            : trainStage(config, backbone, mix, seed, backboneStageId(backbone)),
+        );
+  if (scaleOut) return { stages, models: [], scaleOut };
+  stages.push(benchmarksStage(config));
+  const models = paperModelRefs(config);
+  for (const m of models) stages.push(hubEvalStage(config, m));
+  stages.push(reportStage(config, models, [...stages]));
+  return { stages, models, scaleOut };
+}

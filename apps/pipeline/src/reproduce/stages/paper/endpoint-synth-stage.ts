@@ -1,0 +1,114 @@
+/**
+ * Stage `synth` (paper profile): complementary instructions for the Promptriever seeds through
+ * the OpenAI-compatible chat endpoint (@dv/synth createOpenAIChatBackend: bounded concurrency,
+ * retries with backoff, round-robin over `baseURLs`), verified by the configured judge; the same
+ * library entry `dv synth run --backend openai` calls (runSynthesis). The run journals every
+ * answer, so a rerun after a crash or an outage asks only for the seeds still missing.
+ * Outputs as the mini profile's synth stage: `train/{original,complement,records}.jsonl`.
+ */
+import { join } from 'node:path';
+import { presets } from '@dv/core';
+import { MINI_FILES } from '@dv/data';
+import {
+  createLexicalJudge,
+  createOpenAIChatBackend,
+  getTemplate,
+  type Judge,
+  runSynthesis,
+  UsageLedger,
+} from '@dv/synth';
+import { requirePaper } from '../../internal/paper-hub.js';
+import { stageFiles } from '../../internal/stage-files.js';
+import type { ReproduceConfig } from '../../reproduce-config.js';
+import type { StageSpec } from '../../stage.js';
+import { SYNTH_DIRS } from '../synth-stage.js';
+import { SEEDS_STAGE } from './seeds-stage.js';
+
+export function endpointSynthStage(config: ReproduceConfig): StageSpec {
+  const paper = requirePaper(config);
+  const s = paper.synthesis;
+  const templateId = presets.paper.config.synthesis.templateId;
+  return {
+    id: 'synth',
+    group: 'synth',
+    deps: [SEEDS_STAGE],
+    version: '1',
+    // the endpoint addresses and the key's variable do not change answers: not in the key
+    config: {
+      model: s.model,
+      temperature: s.temperature,
+      maxTokens: s.maxTokens,
+      judge: s.judge,
+      judgeThreshold: s.judgeThreshold,
+      templateId,
+      formatter: config.train.formatter,
+    },
+    estimateSeconds: 5 + ((paper.seeds.instructionSeeds ?? 490_000) / Math.max(1, s.concurrency)) * 2,
+    async run(ctx) {
+      const ledger = new UsageLedger();
+      const backend = createOpenAIChatBackend({
+        baseURLs: s.baseURLs,
+        model: s.model,
+        apiKeyEnv: s.apiKeyEnv,
+        temperature: s.temperature,
+        maxTokens: s.maxTokens,
+        concurrency: s.concurrency,
+        requestTimeoutMs: s.requestTimeoutMs,
+        maxRetries: s.maxRetries,
+        ledger,
+      });
+      const judge: Judge | undefined =
+        s.judge === 'none'
+          ? undefined
+          : createLexicalJudge(s.judgeThreshold, { useMetadata: s.judge === 'lexical' });
+      const apiKey = process.env[s.apiKeyEnv];
+      const r = await runSynthesis({
+        seedsPath: join(ctx.depDir(SEEDS_STAGE), MINI_FILES.seedsTrain),
+        outDir: join(ctx.dir, SYNTH_DIRS.train),
+        backend,
+        template: getTemplate(templateId),
+        model: s.model,
+        temperature: s.temperature,
+        maxTokens: s.maxTokens,
+        ...(judge ? { judge } : {}),
+        concurrency: s.concurrency,
+        ledger,
+        ...(apiKey ? { secrets: [apiKey] } : {}),
+        progressMode: 'silent',
+        formatter: config.train.formatter,
+        config: {
+          backend: 'openai',
+          model: s.model,
+          temperature: s.temperature,
+          maxTokens: s.maxTokens,
+          judge: s.judge,
+        },
+        command: ['dv', 'reproduce', '--profile', 'paper'],
+        signal: ctx.signal,
+      });
+      ctx.log(
+        `${r.seeds} seeds via ${s.model}: accepted ${r.accepted} (${(100 * r.acceptanceRate).toFixed(1)}%), none ${r.none}, rejected ${r.rejected}, failed ${r.failed}`,
+      );
+      if (r.accepted === 0)
+        throw new Error(
+          `synthesis accepted no complement (${r.failed} failed, ${r.rejected} rejected); see ${join(ctx.dir, SYNTH_DIRS.train)}`,
+        );
+      return {
+        outputs: stageFiles(ctx.dir),
+        summary: {
+          train: {
+            seeds: r.seeds,
+            accepted: r.accepted,
+            none: r.none,
+            rejected: r.rejected,
+            failed: r.failed,
+            acceptanceRate: r.acceptanceRate,
+            byLever: r.byLever,
+            byReason: r.byReason,
+            verification: r.verification,
+          },
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Stage `eval/<model>` (paper profile): one model on every configured Hub benchmark (FollowIR,
+ * InfoSearch, MAIR) through the task registry: the sets the `benchmarks` stage laid out, read by
+ * loadBenchmarkSets and scored by runBenchmark with each set's registered task (FollowIR Score =
+ * MAP@1000 for Robust04 / Core17, nDCG@5 for News21; p-MRR; InfoSearch p-MRR; MAIR nDCG@10).
+ * Results go to `<benchmark>/` (per-set result JSON, runs, summary.json, manifest.json); a
+ * benchmark is final once its summary.json exists, so a resumed stage starts at the next one.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { BENCHMARKS, loadBenchmarkSets, runBenchmark } from '@dv/eval';
+import { makeRanker } from '../../internal/make-ranker.js';
+import { requirePaper } from '../../internal/paper-hub.js';
+import { stageFiles } from '../../internal/stage-files.js';
+import type { ReproduceConfig } from '../../reproduce-config.js';
+import type { StageSpec } from '../../stage.js';
+import type { ModelRef } from '../eval-stage.js';
+import { BENCHMARK_DATA, BENCHMARKS_STAGE } from './benchmarks-stage.js';
+
+export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
+  const paper = requirePaper(config);
+  const dense = model.kind !== 'bm25';
+  return {
+    id: `eval/${model.id}`,
+    group: 'eval',
+    deps: [BENCHMARKS_STAGE, ...(dense ? [model.stage] : [])],
+    version: '1',
+    config: {
+      eval: config.eval,
+      formatter: config.train.formatter,
+      model: model.id,
+      benchmarks: paper.benchmarks,
+    },
+    estimateSeconds: dense ? 600 : 60,
+    async run(ctx) {
+      let encoded = 0;
+      const progress = ctx.progress('encode', undefined, 'texts');
+      const dir = dense ? join(ctx.depDir(model.stage), model.exportDir) : null;
+      const ranker = await makeRanker({
+        dir,
+        encoder: config.eval.encoder,
+        formatter: config.train.formatter,
+        maxLength: config.eval.maxLength,
+        batchSize: config.eval.batchSize,
+        runDir: ctx.runDir,
+        onEncode: (_k, done, total) => {
+          if (done !== total) return;
+          encoded += total;
+          progress.update(encoded);
+        },
+      });
+      const spec = dir ? `${config.eval.encoder}:${dir}` : 'bm25';
+      for (const b of paper.benchmarks) {
+        const out = join(ctx.dir, b);
+        if (existsSync(join(out, 'summary.json'))) continue;
+        const sets = await loadBenchmarkSets(BENCHMARKS[b], {
+          data: join(ctx.depDir(BENCHMARKS_STAGE), BENCHMARK_DATA, b),
+        });
+        const s = await runBenchmark(sets, ranker, {
+          benchmark: BENCHMARKS[b],
+          outDir: out,
+          command: ['dv', 'reproduce', '--profile', 'paper'],
+          config: { model: model.id, spec },
+        });
+        const main = b === 'mair' ? 'ndcg_cut_10' : 'p-MRR';
+        ctx.log(
+          `${b}: ${main} ${(100 * (s.average[main] ?? Number.NaN)).toFixed(2)}${b === 'followir' ? `, Score ${(100 * (s.average.score ?? Number.NaN)).toFixed(2)}` : ''} over ${sets.length} sets`,
+        );
+        await ctx.checkpoint(`${b} done`);
+      }
+      progress.done();
+      return { outputs: stageFiles(ctx.dir), summary: { model: model.id, ranker: ranker.name } };
+    },
+  };
+}
