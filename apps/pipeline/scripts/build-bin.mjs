@@ -6,7 +6,7 @@
 // TypeScript on every run. Run by the workspace's postinstall and by `pnpm -F @dv/pipeline
 // build:bin`; `pnpm dv` keeps running the sources through tsx (always current while editing).
 // Never fails the install: without esbuild it prints one line and `pnpm dv` still works.
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -30,11 +30,23 @@ try {
  * (the fused-kernel addon, package.json versions, WordNet) and `createRequire(import.meta.url)`
  * behave as under tsx. The bin is built per checkout, like the native addons.
  */
+/**
+ * Third-party packages bundled all the same: zod, pure JS that every command needs at start-up
+ * (the @dv/core schemas), costs ~60 ms of CPU to load as its ~80 separate ES modules and
+ * far less as part of one chunk. (openai's optional zod helpers, the one other importer, are
+ * not used, so one zod instance is all there is.)
+ */
+const BUNDLED = /^zod(\/|$)/;
 const workspaceAware = {
   name: 'dv-workspace',
   setup(build) {
     build.onResolve({ filter: /^[^./]/ }, async (args) => {
-      if (args.path.startsWith('@dv/') || args.path.startsWith('node:') || args.pluginData === 'dv-inner')
+      if (
+        args.path.startsWith('@dv/') ||
+        args.path.startsWith('node:') ||
+        BUNDLED.test(args.path) ||
+        args.pluginData === 'dv-inner'
+      )
         return undefined;
       const r = await build.resolve(args.path, {
         kind: args.kind,
@@ -55,12 +67,15 @@ const workspaceAware = {
     });
   },
 };
+const outdir = process.env.DV_BIN_OUTDIR || join(app, 'dist', 'bin');
 try {
+  // Chunk names carry content hashes: drop the previous build's, so dist/ holds one build.
+  await rm(join(outdir, 'chunks'), { recursive: true, force: true });
   await esbuild.build({
     // Split at dynamic imports, so what a command loads lazily (@dv/train, and with it tfjs,
     // about a second) stays out of every other command's start-up.
     entryPoints: { dv: join(app, 'src', 'cli.ts') },
-    outdir: process.env.DV_BIN_OUTDIR || join(app, 'dist', 'bin'),
+    outdir,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     bundle: true,

@@ -11,8 +11,9 @@ if (loadsTensorFlow(argv) && !process.env.DV_STDERR_FILTERED && !process.env.DV_
   // TensorFlow's native load-time log lines can only be filtered from outside the process.
   process.exitCode = await runWithFilteredStderr(argv);
 } else {
-  // Loaded after the check: the parent of a filtered child needs none of the commands.
+  // Loaded after the check: the parent of a filtered child needs none of the commands; and only
+  // the command argv names is imported (command-index.ts), so `dv --help` loads none of them.
   const { runCommand } = await import('./cli-kit.js');
-  const { rootCommand } = await import('./commands/root.js');
-  process.exitCode = await runCommand(rootCommand, argv);
+  const { lazyRootCommand } = await import('./command-index.js');
+  process.exitCode = await runCommand(await lazyRootCommand(argv), argv);
 }

@@ -112,12 +112,14 @@ export { exactTopKOrt } from './search/exact-top-k-ort.js';
 export { DenseRanker, type DenseRankerOptions, type Ranker, type TextItem } from './search/ranker.js';
 // shards
 export {
+  DEFAULT_SORT_WINDOW_BATCHES,
   type EncodeCorpusShardOptions,
   type EncodeCorpusShardResult,
   encodeCorpusShard,
   encoderIdentity,
   shardFiles,
 } from './shards/encode-corpus-shard.js';
+export { lengthSortedOrder } from './shards/length-sorted-order.js';
 export { npyBytes, npyHeader, parseNpyFloat32 } from './shards/npy.js';
 export { PrecomputedDocumentsEncoder } from './shards/precomputed-documents-encoder.js';
 export { type EmbeddingStore, readEmbeddingShards } from './shards/read-embedding-shards.js';

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tmpDir } from '../test-utils/tmp.js';
 import { readRunLines, readRunWithTag } from './trec.js';
+import { plainDecimal } from './trec-run-bytes.js';
 
 // The byte-level reader (plain files) against the line reader (trec.ts's rules, also the gzip
 // path) on the same bytes: same run, same tag, or the same error naming the same line.
@@ -61,5 +62,33 @@ describe('byte-level run reader', () => {
     const { bytes, lines } = await both(`${rows.join('\n')}\n`);
     expect(bytes.ok?.run.get('q3')?.size).toBe(8571);
     expect(bytes).toEqual(lines);
+  });
+
+  it('reads plain decimal scores from bytes exactly as Number does, and leaves other forms to it', () => {
+    const enc = new TextEncoder();
+    const read = (t: string) => plainDecimal(enc.encode(t), 0, enc.encode(t).length);
+    let seed = 7;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const samples = ['0', '-0', '007', '1.5', '-2.25', '0.000001', '999999999999999', '123456.789012345'];
+    for (let i = 0; i < 20_000; i++) {
+      const v = (rnd() - 0.5) * 10 ** Math.floor(rnd() * 12);
+      samples.push(v.toFixed(Math.floor(rnd() * 9)), String(Math.round(v)));
+    }
+    let fast = 0;
+    for (const t of samples) {
+      const r = read(t);
+      if (t.replace(/[^0-9]/g, '').length > 15) expect(r, t).toBeNaN();
+      else {
+        expect(Object.is(r, Number(t)), t).toBe(true);
+        fast++;
+      }
+    }
+    expect(fast).toBeGreaterThan(30_000);
+    // Other forms (exponents, signs, 16+ digits, a bare point, inf): NaN, so Number decides.
+    for (const t of ['1e3', '+7', '.5', '1.', '1234567890123456', 'inf', '-', '', '0x1A', '1.2.3'])
+      expect(read(t), t).toBeNaN();
   });
 });

@@ -99,6 +99,14 @@ describe('TREC runs', () => {
     expect(rankTopic(s)).toEqual(['a', 'b']);
     expect(rankTopic(s, { float32: true })).toEqual(['b', 'a']);
   });
+  it('breaks ties in UTF-8 byte order (strcmp), also where UTF-16 code-unit order differs', () => {
+    // U+1F600 (F0 9F 98 80) sorts after U+FF01 (EF BC 81) as bytes, before it as UTF-16 units.
+    const ids = ['\u{1F600}', '\uFF01', 'z', 'Z', '\u00e9', 'e', 'ab', 'a'];
+    const tied = new Map(ids.map((d) => [d, 0.5]));
+    const byBytes = [...ids].sort((x, y) => Buffer.compare(Buffer.from(y), Buffer.from(x)));
+    expect(byBytes[0]).toBe('\u{1F600}');
+    expect(rankTopic(tied)).toEqual(byBytes);
+  });
   it('writes runs ranked and qrels, and reads them back', async () => {
     const dir = tmpDir();
     const run = new Map([

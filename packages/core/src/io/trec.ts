@@ -192,19 +192,38 @@ export function rankTopic(
   scores: ReadonlyMap<string, number>,
   options: { float32?: boolean } = {},
 ): string[] {
-  const f = options.float32 ? Math.fround : (x: number) => x;
-  return (
-    [...scores.entries()]
-      .map(([d, s]) => [d, f(s)] as const)
-      // comparisons, not subtraction: Infinity - Infinity is NaN
-      .sort((a, b) => (b[1] !== a[1] ? (b[1] > a[1] ? 1 : -1) : compareBytesDesc(a[0], b[0])))
-      .map(([d]) => d)
-  );
+  const n = scores.size;
+  const docs = new Array<string>(n);
+  const values = new Float64Array(n);
+  let k = 0;
+  for (const [d, s] of scores) {
+    docs[k] = d;
+    values[k++] = options.float32 ? Math.fround(s) : s;
+  }
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  // comparisons, not subtraction: Infinity - Infinity is NaN
+  order.sort((a, b) => {
+    const x = values[a]!;
+    const y = values[b]!;
+    return x !== y ? (y > x ? 1 : -1) : compareBytesDesc(docs[a]!, docs[b]!);
+  });
+  const out = new Array<string>(n);
+  for (let i = 0; i < n; i++) out[i] = docs[order[i]!]!;
+  return out;
 }
 
-/** Doc ids descending by byte order (trec_eval compares with strcmp). */
+/** A UTF-16 surrogate code unit (without one, code-unit order is UTF-8 byte order). */
+const SURROGATE = /[\ud800-\udfff]/;
+
+/**
+ * Doc ids descending by byte order (trec_eval compares with strcmp). UTF-8 byte order is code
+ * point order, which JavaScript's code-unit comparison matches unless a string holds a
+ * surrogate (then both are compared as UTF-8 bytes).
+ */
 export function compareBytesDesc(a: string, b: string): number {
   if (a === b) return 0;
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? 1 : -1;
   return Buffer.compare(Buffer.from(b), Buffer.from(a));
 }
 

@@ -21,6 +21,12 @@ export const EmbeddingShardInfo = z.object({
   dim: z.number().int().positive(),
   /** Texts per encoder call; shard boundaries are multiples of it. */
   batchSize: z.number().int().positive(),
+  /**
+   * Length-sorted batching: the corpus is cut into windows of this many batches, rows within a
+   * window are encoded longest text first (@dv/eval `lengthSortedOrder`), and shard boundaries
+   * fall on the window grid. 1 = corpus order (shards written before the field existed).
+   */
+  sortWindowBatches: z.number().int().positive().default(1),
   encoder: z.object({
     name: z.string(),
     dim: z.number().int().positive(),

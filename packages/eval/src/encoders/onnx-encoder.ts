@@ -13,6 +13,14 @@
  * override the folder, and folders that declare nothing get `model` pooling when the graph has
  * `sentence_embedding`, else `cls`, and normalisation on.
  * `settings` pins the model and tokenizer by SHA-256, so cached embeddings follow the files.
+ * Throughput: a call of more than `batchSize` texts is batched longest first (by characters,
+ * as sentence-transformers' `encode`; `lengthSortedOrder`), rows returned in input order. The
+ * session runs ORT's full graph optimisation, sequential execution, one inter-op thread,
+ * `threads` intra-op threads (default: the cores Node may use), the CPU arena and memory
+ * patterns, and intra-op threads that sleep instead of spinning between ops (`spinning`): on
+ * the shared 2-core machines this project runs on, spinning pool threads burn the cycles the
+ * other threads need (measured: ~0.6x the CPU time and ~2x the speed without spinning under
+ * contention, docs/benchmarks.md).
  * onnxruntime-node is an optional dependency, loaded on first use (see internal/onnxruntime.ts).
  */
 import { existsSync } from 'node:fs';
@@ -29,9 +37,10 @@ import {
   readModelFolderSettings,
 } from '@dv/core';
 import type * as Ort from 'onnxruntime-node';
-import { Tokenizer } from 'tokenizers';
-import { loadOnnxRuntime, type OrtModule } from '../internal/onnxruntime.js';
+import type { Tokenizer } from 'tokenizers';
+import { cpuSessionOptions, loadOnnxRuntime, type OrtModule } from '../internal/onnxruntime.js';
 import { l2Normalize } from '../search/exact-top-k.js';
+import { lengthSortedOrder } from '../shards/length-sorted-order.js';
 
 /** `model`: the graph's own `sentence_embedding`; else a @dv/core pooling mode over `last_hidden_state`. */
 export type OnnxPooling = 'model' | Pooling;
@@ -44,8 +53,10 @@ export interface OnnxEncoderOptions {
   /** Tokens per text, special tokens included (default 512). */
   maxLength?: number;
   batchSize?: number;
-  /** onnxruntime intra-op threads (default: onnxruntime's choice). */
+  /** onnxruntime intra-op threads (default: `os.availableParallelism()`). */
   threads?: number;
+  /** Let intra-op threads spin-wait between ops (default false: they sleep; see the file comment). */
+  spinning?: boolean;
   /** onnxruntime execution providers, preferred first (default: CPU; see ort-execution-providers.ts). */
   executionProviders?: string[];
   formatter?: FormatterSettings;
@@ -64,6 +75,16 @@ export function onnxModelName(modelPath: string, modelSha256: string): string {
   const parent = dirname(resolve(modelPath));
   const folder = basename(parent) === 'onnx' ? basename(dirname(parent)) : basename(parent);
   return `onnx:${folder}@${modelSha256.slice(0, 8)}`;
+}
+
+/** The session options of the file comment (`cpuSessionOptions`, with the execution providers). Not exported: its type names onnxruntime-node, an optional dependency that consumers may lack. */
+function onnxSessionOptions(
+  options: Pick<OnnxEncoderOptions, 'threads' | 'spinning' | 'executionProviders'>,
+): Ort.InferenceSession.SessionOptions {
+  return {
+    ...cpuSessionOptions(options),
+    ...(options.executionProviders ? { executionProviders: options.executionProviders } : {}),
+  };
 }
 
 export class OnnxEncoder implements Encoder {
@@ -96,10 +117,7 @@ export class OnnxEncoder implements Encoder {
     for (const p of [options.modelPath, options.tokenizerPath])
       if (!existsSync(p)) throw new DataError('file not found', p);
     const ort = await loadOnnxRuntime();
-    const session = await ort.InferenceSession.create(options.modelPath, {
-      ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
-      ...(options.executionProviders ? { executionProviders: options.executionProviders } : {}),
-    });
+    const session = await ort.InferenceSession.create(options.modelPath, onnxSessionOptions(options));
     for (const need of ['input_ids', 'attention_mask'])
       if (!session.inputNames.includes(need))
         throw new DataError(
@@ -112,6 +130,8 @@ export class OnnxEncoder implements Encoder {
       throw new DataError('pooling "model" needs a "sentence_embedding" output', options.modelPath);
     let tokenizer: Tokenizer;
     try {
+      // Imported here, not at module load: `dv` commands that never encode skip the native binding.
+      const { Tokenizer } = await import('tokenizers');
       tokenizer = Tokenizer.fromFile(options.tokenizerPath);
     } catch (err) {
       throw new DataError(`cannot load tokenizer: ${(err as Error).message}`, options.tokenizerPath);
@@ -154,12 +174,16 @@ export class OnnxEncoder implements Encoder {
     const len = enc[0]?.getIds().length ?? 0;
     const ids = new BigInt64Array(b * len);
     const mask = new BigInt64Array(b * len);
+    // int64 little-endian: ids and mask values are small non-negative integers, so the low
+    // 32-bit word holds the value and the high word stays 0 (no BigInt per token).
+    const ids32 = new Int32Array(ids.buffer);
+    const mask32 = new Int32Array(mask.buffer);
     enc.forEach((e, i) => {
       const id = e.getIds();
       const m = e.getAttentionMask();
       for (let t = 0; t < len; t++) {
-        ids[i * len + t] = BigInt(id[t]!);
-        mask[i * len + t] = BigInt(m[t]!);
+        ids32[2 * (i * len + t)] = id[t]!;
+        mask32[2 * (i * len + t)] = m[t]!;
       }
     });
     const ort = this.ort;
@@ -192,7 +216,7 @@ export class OnnxEncoder implements Encoder {
         }
         let n = 0;
         for (let s = 0; s < seq; s++) {
-          if (mask[i * len + s] === 0n) continue;
+          if (mask32[2 * (i * len + s)] === 0) continue;
           n++;
           const base = (i * seq + s) * hidden;
           for (let j = 0; j < hidden; j++) out[i * hidden + j]! += h[base + j]!;
@@ -204,8 +228,24 @@ export class OnnxEncoder implements Encoder {
     return out;
   }
 
-  private matrix(texts: readonly string[]): Promise<Float32Array> {
-    return encodeInBatches(texts, this.dim, this.options.batchSize ?? 32, (batch) => this.run(batch));
+  private async matrix(texts: readonly string[]): Promise<Float32Array> {
+    const batchSize = this.options.batchSize ?? 32;
+    if (texts.length <= batchSize)
+      return encodeInBatches(texts, this.dim, batchSize, (batch) => this.run(batch));
+    const order = lengthSortedOrder(
+      texts.map((t) => t.length),
+      texts.length,
+    );
+    const sorted = await encodeInBatches(
+      order.map((k) => texts[k]!),
+      this.dim,
+      batchSize,
+      (batch) => this.run(batch),
+    );
+    const dim = this.dim;
+    const out = new Float32Array(texts.length * dim);
+    for (let p = 0; p < order.length; p++) out.set(sorted.subarray(p * dim, (p + 1) * dim), order[p]! * dim);
+    return out;
   }
 
   encodeQueries(texts: readonly string[]): Promise<Float32Array> {

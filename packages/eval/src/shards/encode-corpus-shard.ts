@@ -6,6 +6,12 @@
  * Corpus: a JSONL of `Passage` records (`docid`, `title`, `text`; BEIR's `_id` is accepted too),
  * docids unique. Each document is formatted with the encoder's formatter (the one formatter of
  * @dv/core), then rows [start, end) of `shardRange` are encoded in calls of `batchSize` texts.
+ * Batching is length-sorted, as sentence-transformers' `encode` does it: the corpus is cut into
+ * windows of `sortWindowBatches` batches (default 16) from the start, each window's texts are
+ * batched longest first (`lengthSortedOrder`, by formatted text length), and the vectors are
+ * written back in corpus order. Shards are dealt whole windows (`shardRange` on the window
+ * grid), so every batch of a sharded run is the batch of an unsharded one: merged shards stay
+ * byte-identical. Padding then costs little (batches of near-equal lengths).
  * Files go to `out` atomically, the manifest last: a shard whose manifest exists is complete.
  * Re-running a finished shard with the same encoder and corpus does nothing (`skipped`); a
  * shard made by another encoder or from another corpus file is refused, never overwritten.
@@ -29,6 +35,7 @@ import {
 } from '@dv/core';
 import { z } from 'zod';
 import type { Encoder } from '../encoders/encoder.js';
+import { lengthSortedOrder } from './length-sorted-order.js';
 import { npyBytes } from './npy.js';
 import { type ShardSpec, shardRange, shardStem } from './shard-range.js';
 
@@ -41,6 +48,11 @@ export interface EncodeCorpusShardOptions {
   out: string;
   /** Texts per encoder call (default 32); every shard of one corpus must use the same. */
   batchSize?: number;
+  /**
+   * Batches per length-sorting window (default `DEFAULT_SORT_WINDOW_BATCHES`; 1 = corpus order);
+   * every shard of one corpus must use the same (recorded in the manifest).
+   */
+  sortWindowBatches?: number;
   /** Rows encoded so far in this shard, after each encoder call. */
   onProgress?: (done: number, total: number) => void;
   command?: string[];
@@ -53,6 +65,12 @@ export interface EncodeCorpusShardResult {
   skipped: boolean;
   seconds: number;
 }
+
+/**
+ * Default batches per length-sorting window: 16 batches (512 texts at batch 32) cut padding
+ * to a few percent on corpora of mixed lengths while keeping shards fine-grained.
+ */
+export const DEFAULT_SORT_WINDOW_BATCHES = 16;
 
 /** BEIR corpora name the id `_id`; ours `docid`. */
 const CorpusRow = z.preprocess((v) => {
@@ -98,8 +116,11 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
   const corpusPath = resolve(o.corpus);
   if (!existsSync(corpusPath)) throw new DataError('corpus file not found', corpusPath);
   const batchSize = o.batchSize ?? 32;
+  const sortWindowBatches = o.sortWindowBatches ?? DEFAULT_SORT_WINDOW_BATCHES;
+  if (!Number.isInteger(sortWindowBatches) || sortWindowBatches < 1)
+    throw new Error(`sortWindowBatches must be a positive integer, got ${sortWindowBatches}`);
   const total = await countRows(corpusPath);
-  const { start, end } = shardRange(total, batchSize, o.shard);
+  const { start, end } = shardRange(total, batchSize * sortWindowBatches, o.shard);
   const files = shardFiles(o.shard);
   const info = EmbeddingShardInfo.parse({
     kind: 'embedding-shard',
@@ -109,6 +130,7 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
     total,
     dim: o.encoder.dim,
     batchSize,
+    sortWindowBatches,
     encoder: encoderIdentity(o.encoder),
     corpus: { path: corpusPath, sha256: (await hashFile(corpusPath)).sha256, rows: total },
     files: { embeddings: files.embeddings, ids: files.ids },
@@ -123,7 +145,7 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
       canonicalJson({ ...b, corpus: { ...b.corpus, path: '' } });
     if (!same(old, info))
       throw new DataError(
-        'a different shard is already here (other encoder, corpus, batch size or shard count); use another --out',
+        'a different shard is already here (other encoder, corpus, batch size, sort window or shard count); use another --out',
         manifestPath,
       );
     return { info: old, manifest: manifestPath, skipped: true, seconds: (performance.now() - t0) / 1000 };
@@ -141,13 +163,23 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
   }
   const dim = o.encoder.dim;
   const matrix = new Float32Array(texts.length * dim);
+  // The shard starts on the window grid, so its local windows are the corpus's.
+  const order =
+    sortWindowBatches === 1
+      ? texts.map((_, k) => k)
+      : lengthSortedOrder(
+          texts.map((t) => t.length),
+          batchSize * sortWindowBatches,
+        );
   for (let s = 0; s < texts.length; s += batchSize) {
-    const part = await o.encoder.encodeDocuments(texts.slice(s, s + batchSize));
-    if (part.length !== Math.min(batchSize, texts.length - s) * dim)
+    const rowsOf = order.slice(s, s + batchSize);
+    const part = await o.encoder.encodeDocuments(rowsOf.map((k) => texts[k]!));
+    if (part.length !== rowsOf.length * dim)
       throw new Error(
-        `${o.encoder.name} returned ${part.length} floats for ${Math.min(batchSize, texts.length - s)} texts of dim ${dim}`,
+        `${o.encoder.name} returned ${part.length} floats for ${rowsOf.length} texts of dim ${dim}`,
       );
-    matrix.set(part, s * dim);
+    for (let k = 0; k < rowsOf.length; k++)
+      matrix.set(part.subarray(k * dim, (k + 1) * dim), rowsOf[k]! * dim);
     o.onProgress?.(Math.min(texts.length, s + batchSize), texts.length);
   }
   const npyPath = join(o.out, files.embeddings);

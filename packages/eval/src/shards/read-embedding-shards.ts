@@ -78,9 +78,11 @@ export async function readEmbeddingShards(
           ? 'another corpus file (digest differs)'
           : i.batchSize !== first.info.batchSize
             ? `batch size ${i.batchSize}, not ${first.info.batchSize}`
-            : canonicalJson(i.encoder) !== canonicalJson(first.info.encoder)
-              ? `another encoder (${i.encoder.name} ${canonicalJson(i.encoder.settings)})`
-              : null;
+            : i.sortWindowBatches !== first.info.sortWindowBatches
+              ? `sort window of ${i.sortWindowBatches} batches, not ${first.info.sortWindowBatches}`
+              : canonicalJson(i.encoder) !== canonicalJson(first.info.encoder)
+                ? `another encoder (${i.encoder.name} ${canonicalJson(i.encoder.settings)})`
+                : null;
     if (mismatch)
       throw new DataError(`shard ${i.shard.index}/${n} does not match ${first.path}: ${mismatch}`, f.path);
     if (seen.has(i.shard.index))

@@ -8,13 +8,23 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { OnnxEncoder } from '../encoders/onnx-encoder.js';
 import { DenseRanker } from '../search/ranker.js';
 import { miniModelFolder } from '../test-utils/mini-model.js';
-import { encodeCorpusShard, shardFiles } from './encode-corpus-shard.js';
+import { DEFAULT_SORT_WINDOW_BATCHES, encodeCorpusShard, shardFiles } from './encode-corpus-shard.js';
+import { lengthSortedOrder } from './length-sorted-order.js';
 import { npyHeader, parseNpyFloat32 } from './npy.js';
 import { PrecomputedDocumentsEncoder } from './precomputed-documents-encoder.js';
 import { readEmbeddingShards } from './read-embedding-shards.js';
 import { parseShardSpec, shardRange } from './shard-range.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+
+describe('lengthSortedOrder', () => {
+  it('orders each window longest first, ties by index, never across windows', () => {
+    expect(lengthSortedOrder([3, 9, 1, 9, 5], 5)).toEqual([1, 3, 4, 0, 2]);
+    expect(lengthSortedOrder([3, 9, 1, 9, 5], 2)).toEqual([1, 0, 3, 2, 4]);
+    expect(lengthSortedOrder([], 4)).toEqual([]);
+    expect(() => lengthSortedOrder([1], 0)).toThrow(/positive integer/);
+  });
+});
 
 describe('shardRange', () => {
   it('deals whole batches out contiguously and tiles the corpus', () => {
@@ -83,17 +93,35 @@ describe('corpus encoding in shards', () => {
   it('3 merged shards are byte-identical to one unsharded run, and search gives the same run', async () => {
     const one = join(root, 'one');
     const three = join(root, 'three');
-    await encodeCorpusShard({ encoder, corpus, shard: { index: 0, count: 1 }, out: one, batchSize: 4 });
+    await encodeCorpusShard({
+      encoder,
+      corpus,
+      shard: { index: 0, count: 1 },
+      out: one,
+      batchSize: 4,
+      sortWindowBatches: 2,
+    });
     // Shards in any order, into one folder.
     for (const i of [2, 0, 1])
-      await encodeCorpusShard({ encoder, corpus, shard: { index: i, count: 3 }, out: three, batchSize: 4 });
+      await encodeCorpusShard({
+        encoder,
+        corpus,
+        shard: { index: i, count: 3 },
+        out: three,
+        batchSize: 4,
+        sortWindowBatches: 2,
+      });
     const [a, b] = [await readEmbeddingShards(one), await readEmbeddingShards(three)];
     expect(b.shards).toBe(3);
     expect(b.ids).toEqual(docs.map((d) => d.docid));
     expect(sha256(new Uint8Array(b.matrix.buffer))).toBe(sha256(new Uint8Array(a.matrix.buffer)));
-    // Shard sizes differ (batches of 4 over 3 shards: 8, 8, 7 rows), so the identity is not trivial.
-    const sizes = [0, 1, 2].map((i) => shardRange(23, 4, { index: i, count: 3 })).map((r) => r.end - r.start);
+    // Shards take whole sort windows (2 batches of 4 = 8 rows; 3 shards: 8, 8, 7 rows), so the
+    // identity is not trivial.
+    const sizes = [0, 1, 2].map((i) => shardRange(23, 8, { index: i, count: 3 })).map((r) => r.end - r.start);
     expect(sizes).toEqual([8, 8, 7]);
+    expect(
+      JSON.parse(readFileSync(join(three, shardFiles({ index: 1, count: 3 }).manifest), 'utf8')).config,
+    ).toMatchObject({ start: 8, end: 16, sortWindowBatches: 2 });
 
     const queries = [
       { id: 'q1', text: 'bass fish' },
@@ -106,9 +134,52 @@ describe('corpus encoding in shards', () => {
     expect([...rb.entries()].map(([q, r]) => [q, [...r.entries()]])).toEqual(
       [...ra.entries()].map(([q, r]) => [q, [...r.entries()]]),
     );
-    // And the stored vectors are what the encoder gives for the same batch of 4.
-    const direct = await encoder.encodeDocuments(items.slice(8, 12).map((x) => x.text));
-    expect(Array.from(b.matrix.subarray(8 * b.dim, 12 * b.dim))).toEqual(Array.from(direct));
+    // And the stored vectors are what the encoder gives for the same batch of 4: the window of
+    // rows 8..15 batched longest text first, each vector back in its corpus row.
+    const window = items.slice(8, 16).map((x) => x.text);
+    const firstBatch = lengthSortedOrder(
+      window.map((t) => t.length),
+      8,
+    ).slice(0, 4);
+    expect(new Set(firstBatch)).not.toEqual(new Set([0, 1, 2, 3]));
+    const direct = await encoder.encodeDocuments(firstBatch.map((k) => window[k]!));
+    for (const [j, k] of firstBatch.entries())
+      expect(Array.from(b.matrix.subarray((8 + k) * b.dim, (9 + k) * b.dim))).toEqual(
+        Array.from(direct.subarray(j * b.dim, (j + 1) * b.dim)),
+      );
+  });
+
+  it('length-sorted batching (the default) keeps corpus order: the vectors of corpus-order batching', async () => {
+    const sorted = join(root, 'sorted');
+    const plain = join(root, 'plain');
+    const r = await encodeCorpusShard({
+      encoder,
+      corpus,
+      shard: { index: 0, count: 1 },
+      out: sorted,
+      batchSize: 4,
+    });
+    expect(r.info.sortWindowBatches).toBe(DEFAULT_SORT_WINDOW_BATCHES);
+    await encodeCorpusShard({
+      encoder,
+      corpus,
+      shard: { index: 0, count: 1 },
+      out: plain,
+      batchSize: 4,
+      sortWindowBatches: 1,
+    });
+    const [a, b] = [await readEmbeddingShards(sorted), await readEmbeddingShards(plain)];
+    expect(a.ids).toEqual(b.ids);
+    // Same rows up to float32 rounding from other padding (another batch composition).
+    let maxDiff = 0;
+    for (let i = 0; i < a.matrix.length; i++)
+      maxDiff = Math.max(maxDiff, Math.abs(a.matrix[i]! - b.matrix[i]!));
+    expect(maxDiff).toBeLessThan(1e-5);
+    // Row 0 and row 1 differ (so the comparison would catch rows in the wrong place).
+    expect(
+      Math.abs(a.matrix[0]! - a.matrix[a.dim]!) + Math.abs(a.matrix[1]! - a.matrix[a.dim + 1]!),
+    ).toBeGreaterThan(1e-3);
+    await expect(readEmbeddingShards([sorted, plain])).rejects.toThrow();
   });
 
   it('a finished shard is not encoded again; a different one into the same folder is refused', async () => {
@@ -119,6 +190,7 @@ describe('corpus encoding in shards', () => {
       shard: { index: 1, count: 2 },
       out,
       batchSize: 4,
+      sortWindowBatches: 2,
     });
     expect(first.skipped).toBe(false);
     const again = await encodeCorpusShard({
@@ -127,6 +199,7 @@ describe('corpus encoding in shards', () => {
       shard: { index: 1, count: 2 },
       out,
       batchSize: 4,
+      sortWindowBatches: 2,
     });
     expect(again.skipped).toBe(true);
     await expect(
@@ -136,10 +209,31 @@ describe('corpus encoding in shards', () => {
 
   it('refuses incomplete, mixed or tampered shards, naming the file', async () => {
     const out = join(root, 'partial');
-    await encodeCorpusShard({ encoder, corpus, shard: { index: 0, count: 3 }, out, batchSize: 4 });
-    await encodeCorpusShard({ encoder, corpus, shard: { index: 2, count: 3 }, out, batchSize: 4 });
+    await encodeCorpusShard({
+      encoder,
+      corpus,
+      shard: { index: 0, count: 3 },
+      out,
+      batchSize: 4,
+      sortWindowBatches: 2,
+    });
+    await encodeCorpusShard({
+      encoder,
+      corpus,
+      shard: { index: 2, count: 3 },
+      out,
+      batchSize: 4,
+      sortWindowBatches: 2,
+    });
     await expect(readEmbeddingShards(out)).rejects.toThrow(/missing shard 1\/3 \(of 3\)/);
-    await encodeCorpusShard({ encoder, corpus, shard: { index: 1, count: 3 }, out, batchSize: 4 });
+    await encodeCorpusShard({
+      encoder,
+      corpus,
+      shard: { index: 1, count: 3 },
+      out,
+      batchSize: 4,
+      sortWindowBatches: 2,
+    });
     const npy = join(out, shardFiles({ index: 1, count: 3 }).embeddings);
     const bytes = readFileSync(npy);
     bytes[bytes.length - 1]! ^= 1;
@@ -161,6 +255,7 @@ describe('corpus encoding in shards', () => {
       shard: { index: 1, count: 3 },
       out: other,
       batchSize: 4,
+      sortWindowBatches: 2,
     });
     await expect(readEmbeddingShards([join(root, 'three'), other])).rejects.toThrow(
       /another corpus file|is also in/,
