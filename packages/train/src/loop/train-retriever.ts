@@ -65,6 +65,7 @@ import { contrastiveGradients } from './contrastive-gradients.js';
 import { packBatches } from './pack-batches.js';
 import { readMixUnits } from './read-mix.js';
 import { shuffleBuffer } from './shuffle-buffer.js';
+import { tokenizeBatch } from './tokenize-batch.js';
 import type { TrainEventListener } from './train-events.js';
 import { createTrainedEncoderHandle, type TrainedEncoderHandle } from './trained-encoder-handle.js';
 import { TrainingDivergedError } from './training-diverged-error.js';
@@ -335,10 +336,7 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
       for (let a = 0; a < accum; a++) {
         const { value: examples } = await stream.next();
         const batch = buildBatch(examples!, batchOptions);
-        const [q, d] = await Promise.all([
-          tokenizer.encode(batch.queryTexts, { maxLength: config.model.maxQueryLength }),
-          tokenizer.encode(batch.docTexts, { maxLength: config.model.maxDocLength }),
-        ]);
+        const { queries: q, docs: d } = await tokenizeBatch(tokenizer, batch, config.model);
         window.seqs += q.inputIds.length + d.inputIds.length;
         for (const m of [...q.attentionMask, ...d.attentionMask]) for (const x of m) window.tokens += x;
         const inputs = {
