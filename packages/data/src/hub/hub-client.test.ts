@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
+import { tmpDir } from '@dv/core/test-utils';
 import { downloadDataset, downloadModel, HubError, hubCacheDir, matchGlob, nextLink } from './hub-client.js';
 
 /**

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
+import { tmpDir } from '@dv/core/test-utils';
 import { downloadDataset, HubError, resolveRevision } from './hub-client.js';
 
 const COMMIT = 'badc0de000000000000000000000000000000001';

@@ -4,7 +4,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { parquetWriteFile } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
+import { tmpDir } from '@dv/core/test-utils';
 import { parquetRowCount, readParquetRows, streamParquetRows } from './read-parquet.js';
 
 /**
