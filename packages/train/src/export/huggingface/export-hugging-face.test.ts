@@ -1,10 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dataExternalRoot } from '@dv/core/test-utils';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { readSafetensors } from '../../safetensors/index.js';
-import { dataExternal } from '../../safetensors/test-utils/data-external.js';
 import { parseEncoderConfig } from '../encoder-config.js';
 import type { EncoderWeight } from '../encoder-weights.js';
 import { encodeOnnx } from '../onnx/export-onnx.js';
@@ -207,7 +207,7 @@ describe('sentence-transformers loads the export (Python reference stack)', () =
         config: raw,
         weights: randomEncoderWeights(parseEncoderConfig(raw), 11),
         tokenizerJson: join(
-          dataExternal,
+          dataExternalRoot(),
           'models',
           'bert-base-uncased-tokenizer-json',
           'bert-base-uncased.tokenizer.json',
