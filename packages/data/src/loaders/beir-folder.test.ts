@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataExternalDir, tmpDir } from '@dv/core/test-utils';
 import { describe, expect, it } from 'vitest';
