@@ -110,7 +110,7 @@ export {
   type ProgressOptions,
 } from './progress.js';
 export { isSecretKey, REDACTED, redactSecrets, redactText, secretValuesFromEnv } from './redact.js';
-export { createRng, type Rng } from './rng.js';
+export { createRng, DEFAULT_SEED, type Rng } from './rng.js';
 export { type RecordSchemaEntry, type RecordSchemaName, recordSchemas } from './schema-registry.js';
 export * from './schemas/benchmark.js';
 export * from './schemas/doc-attributes.js';
