@@ -4,6 +4,7 @@
  */
 
 export { writeBenchSection } from './bench-doc.js';
+export { Semaphore } from './concurrency/semaphore.js';
 export {
   type CpuInfo,
   type CpuSample,
