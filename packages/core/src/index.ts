@@ -129,3 +129,5 @@ export * from './schemas/seed-example.js';
 export * from './schemas/synthesis.js';
 export * from './schemas/trainer-config.js';
 export * from './schemas/training-example.js';
+export { Bm25Index, type Bm25Parameters, bm25Defaults } from './search/bm25-index.js';
+export { BoundedHeap } from './search/bounded-heap.js';

@@ -6,10 +6,11 @@
  * `exactTopK`. Scores are float32 sums in sgemm's order, so they can differ from
  * `exactTopK`'s float64-accumulated ones in the last bits.
  */
+
+import { BoundedHeap } from '@dv/core';
 import type * as Ort from 'onnxruntime-node';
 import { gemmTopKOnnxModel } from '../internal/gemm-onnx-model.js';
 import { loadOnnxRuntime } from '../internal/onnxruntime.js';
-import { BoundedHeap } from './bounded-heap.js';
 import type { ExactTopKOptions, TopKResult } from './exact-top-k.js';
 
 let sessionPromise: Promise<Ort.InferenceSession> | null = null;
