@@ -131,3 +131,10 @@ export * from './schemas/trainer-config.js';
 export * from './schemas/training-example.js';
 export { Bm25Index, type Bm25Parameters, bm25Defaults } from './search/bm25-index.js';
 export { BoundedHeap } from './search/bounded-heap.js';
+export {
+  type FlagEmbeddingRow,
+  flagEmbeddingRow,
+  type TevatronRow,
+  type TrainerRowExample,
+  tevatronRow,
+} from './trainer-rows.js';
