@@ -195,6 +195,18 @@ shuffled); no evaluation callback.
   };
 }
 
+/** The Hugging Face `TrainingArguments` both FlagEmbedding's and Tevatron's drivers take, from our config. */
+function hfTrainingArguments(c: TrainerConfig): string[] {
+  return [
+    `--weight_decay ${c.optimizer.weightDecay}`,
+    `--max_grad_norm ${c.optimizer.gradClipNorm ?? 0}`,
+    `--logging_steps ${c.logEverySteps}`,
+    `--save_steps ${c.checkpoint.everySteps}`,
+    `--save_total_limit ${c.checkpoint.keepLast}`,
+    `--seed ${c.seed}`,
+  ];
+}
+
 function flagEmbeddingLaunch(o: EngineExportOptions): string {
   const c = o.config;
   const n = o.nprocPerNode ?? 1;
@@ -216,12 +228,7 @@ function flagEmbeddingLaunch(o: EngineExportOptions): string {
     `--gradient_accumulation_steps ${c.batch.gradAccumulation}`,
     `--warmup_ratio ${c.schedule.warmupRatio}`,
     `--lr_scheduler_type ${c.schedule.name === 'constant' ? 'constant_with_warmup' : 'linear'}`,
-    `--weight_decay ${c.optimizer.weightDecay}`,
-    `--max_grad_norm ${c.optimizer.gradClipNorm ?? 0}`,
-    `--logging_steps ${c.logEverySteps}`,
-    `--save_steps ${c.checkpoint.everySteps}`,
-    `--save_total_limit ${c.checkpoint.keepLast}`,
-    `--seed ${c.seed}`,
+    ...hfTrainingArguments(c),
     '--dataloader_drop_last False',
   ];
   return args.join(' \\\n  ');
@@ -248,12 +255,7 @@ function tevatronLaunch(o: EngineExportOptions): string {
     `--learning_rate ${c.optimizer.lr}`,
     c.batch.steps ? `--max_steps ${c.batch.steps}` : `--num_train_epochs ${c.batch.epochs}`,
     `--warmup_ratio ${c.schedule.warmupRatio}`,
-    `--weight_decay ${c.optimizer.weightDecay}`,
-    `--max_grad_norm ${c.optimizer.gradClipNorm ?? 0}`,
-    `--logging_steps ${c.logEverySteps}`,
-    `--save_steps ${c.checkpoint.everySteps}`,
-    `--save_total_limit ${c.checkpoint.keepLast}`,
-    `--seed ${c.seed}`,
+    ...hfTrainingArguments(c),
     '--attn_implementation sdpa',
   ];
   return args.join(' \\\n  ');
