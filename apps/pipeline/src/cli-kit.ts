@@ -311,3 +311,44 @@ export function enumOption<T extends string>(
     throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(v)}'`);
   return v as T;
 }
+
+/** A non-empty string option, or undefined when not given (or given empty). */
+export function stringOption(ctx: CommandContext, name: string): string | undefined {
+  const v = ctx.values[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** A list option: repeatable and/or comma-separated (`--formats a,b --formats c`), empty items dropped. */
+export function listOption(ctx: CommandContext, name: string): string[] {
+  const v = ctx.values[name];
+  return (Array.isArray(v) ? v : typeof v === 'string' ? [v] : [])
+    .flatMap((x) => String(x).split(','))
+    .filter(Boolean);
+}
+
+/** `--shard i/n` (0-based shard i of n), or undefined when not given. */
+export function shardOption(
+  ctx: CommandContext,
+  name = 'shard',
+): { index: number; count: number } | undefined {
+  const s = stringOption(ctx, name);
+  if (s === undefined) return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(s);
+  if (!m || Number(m[1]) >= Number(m[2]) || Number(m[2]) < 1)
+    throw new UsageError(`--${name} must be i/n with 0 <= i < n (e.g. 0/4), got '${s}'`);
+  return { index: Number(m[1]), count: Number(m[2]) };
+}
+
+/** Http(s) URL options (repeatable), each checked, for endpoints. */
+export function urlListOption(ctx: CommandContext, name: string): string[] {
+  const urls = listOption(ctx, name);
+  for (const u of urls) {
+    let url: URL | undefined;
+    try {
+      url = new URL(u);
+    } catch {}
+    if (!url || !['http:', 'https:'].includes(url.protocol))
+      throw new UsageError(`--${name} must be an http(s) URL such as http://127.0.0.1:8000/v1, got '${u}'`);
+  }
+  return urls;
+}

@@ -21,7 +21,6 @@ export {
 } from './cuda-device.js';
 export { type Encoder, encodeInBatches } from './encoders/encoder.js';
 export {
-  type FolderPooling,
   type ModelFolderSettings,
   modelMaxLength,
   readJsonIfPresent,
@@ -121,12 +120,14 @@ export * from './schemas/formatter-settings.js';
 export * from './schemas/instructed-set.js';
 export * from './schemas/mteb-results.js';
 export * from './schemas/passage.js';
+export * from './schemas/pooling.js';
 export * from './schemas/qrels.js';
 export * from './schemas/query.js';
 export * from './schemas/run-config.js';
 export * from './schemas/run-manifest.js';
 export * from './schemas/seed-example.js';
 export * from './schemas/synthesis.js';
+export * from './schemas/synthesis-run-config.js';
 export * from './schemas/trainer-config.js';
 export * from './schemas/training-example.js';
 export { Bm25Index, type Bm25Parameters, bm25Defaults } from './search/bm25-index.js';

@@ -73,6 +73,7 @@ export {
   mtebTaskResult,
   writeMtebResults,
 } from './results/mteb-results.js';
+export { type BenchmarkEvent, describeBenchmarkEvent } from './runners/benchmark-event.js';
 // runners
 export {
   type BenchmarkProfile,

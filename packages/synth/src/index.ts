@@ -5,6 +5,13 @@
  */
 
 export {
+  type BackendContext,
+  type BackendEntry,
+  type BatchImportReport,
+  synthesisBackendNames,
+  synthesisBackends,
+} from './backend-registry.js';
+export {
   createOfflineReverser,
   findReversal,
   guessStyle,
@@ -43,6 +50,12 @@ export {
   type BatchRoundState,
   runBatchJob,
 } from './batch-job.js';
+export {
+  createSynthesisRun,
+  type SynthesisRun,
+  type SynthesisRunIo,
+  type SynthesisRunResult,
+} from './create-synthesis-run.js';
 export { complementExample, originalExample, pairIdFor } from './dual-view.js';
 export { finalizeRun, OUTPUT_FILES, type RunExample, type RunInfo, type RunSummary } from './finalize-run.js';
 export {
@@ -74,6 +87,12 @@ export {
   TaskPending,
 } from './run-synthesis.js';
 export { type BatchFileLimits, OPENAI_BATCH_LIMITS, splitBatchLines } from './split-batch-requests.js';
+export { SynthesisConfigError } from './synthesis-config-error.js';
+export {
+  ENDPOINT_CONCURRENCY_UNDER_MINI,
+  synthesisConfigFromPreset,
+} from './synthesis-config-from-preset.js';
+export type { SynthesisEvent } from './synthesis-event.js';
 export { inShard, prepareTask, type TaskSettings } from './synthesis-task.js';
 export {
   getTemplate,
@@ -95,6 +114,12 @@ export {
 export { type Pricing, UsageLedger } from './usage-ledger.js';
 export { type ComplementFigures, complementFigures } from './verify/complement-figures.js';
 export type { Judge, JudgeInput } from './verify/judge.js';
+export {
+  createJudge,
+  type JudgeEntry,
+  synthesisJudgeNames,
+  synthesisJudges,
+} from './verify/judge-registry.js';
 export { createLexicalJudge, lexicalScore } from './verify/lexical-judge.js';
 export { createLlmJudge, judgeTemplate, renderJudgePrompt } from './verify/llm-judge.js';
 export { type WriteMixesOptions, writeMixes } from './write-mixes.js';

@@ -3,6 +3,23 @@
  * Face-compatible encoders and tokenizers, checkpoints, losses and optimisers.
  */
 
+export type {
+  EncoderArchitecture,
+  ForwardInputs,
+  HuggingFaceFiles,
+  OnnxInputs,
+  ParameterSpec,
+  PoolerHead,
+} from './architectures/encoder-architecture.js';
+export { ropeInverseFrequencies } from './architectures/gte-new/rope-inverse-frequencies.js';
+export {
+  architectureOf,
+  architectures,
+  type EncoderConfig,
+  type EncoderModelType,
+  encoderConfigSchema,
+  parseEncoderConfig,
+} from './architectures/registry.js';
 export {
   type BackendChoice,
   type BackendInfo,
@@ -22,11 +39,11 @@ export {
   saveCheckpoint,
 } from './checkpoint/checkpoint.js';
 export {
-  type Architecture,
-  architectures,
-  type ForwardInputs,
-  type ParameterSpec,
-} from './encoders/architectures.js';
+  MINI_HEAD_SIZE,
+  type MiniBackboneSize,
+  miniBackboneSize,
+  parameterCount,
+} from './encoders/mini-backbone-size.js';
 export {
   createMiniEncoder,
   type MiniBackboneName,
@@ -34,8 +51,8 @@ export {
   miniBackboneConfig,
   miniBackbones,
 } from './encoders/mini-backbones.js';
-export { l2Normalize, type Pooling, pool, poolCls, poolings, poolMean } from './encoders/pooling.js';
-export { TfjsEncoder, type TfjsEncoderOptions, type TfjsPooling } from './encoders/tfjs-encoder.js';
+export { l2Normalize, pool, poolCls, poolings, poolMean } from './encoders/pooling.js';
+export { TfjsEncoder, type TfjsEncoderOptions } from './encoders/tfjs-encoder.js';
 export {
   type EncoderBatch,
   type ForwardOptions,

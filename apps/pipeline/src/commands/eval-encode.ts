@@ -4,7 +4,7 @@
  * the corpus again. Thin: the library owns the format, the checks and the resume rule.
  */
 import { resolve } from 'node:path';
-import { createProgress, DataError, FormatterSettings } from '@dv/core';
+import { createProgress, DataError } from '@dv/core';
 import {
   createRanker,
   DenseRanker,
@@ -15,16 +15,11 @@ import {
   type Ranker,
   readEmbeddingShards,
 } from '@dv/eval';
-import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
+import { type Command, type CommandContext, numberOption, requireString, UsageError } from '../cli-kit.js';
+import { formatterFrom, formatterOptions } from './formatter-options.js';
 
-function positiveInt(ctx: CommandContext, name: string): number | undefined {
-  const v = ctx.values[name];
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`--${name} must be a positive integer, got '${String(v)}'`);
-  return n;
-}
+const POSITIVE_INT = { integer: true, positive: true } as const;
+const positiveInt = (ctx: CommandContext, name: string) => numberOption(ctx, name, POSITIVE_INT);
 
 export const encodeCommand: Command = {
   name: 'encode',
@@ -57,13 +52,7 @@ CUDA provider is installed (DV_ORT_PROVIDER=auto|cpu|cuda), else the CPU, and sa
       default: '32',
     },
     threads: { type: 'string', description: 'onnxruntime intra-op threads', valueName: 'N' },
-    'query-prefix': { type: 'string', description: 'model prompt before each query', valueName: 'TEXT' },
-    'document-prefix': {
-      type: 'string',
-      description: 'model prompt before each document',
-      valueName: 'TEXT',
-    },
-    'instruction-first': { type: 'boolean', description: 'put the instruction before the query' },
+    ...formatterOptions,
   },
   async run(ctx) {
     const spec = requireString(ctx, 'model');
@@ -131,15 +120,6 @@ CUDA provider is installed (DV_ORT_PROVIDER=auto|cpu|cuda), else the CPU, and sa
     return 0;
   },
 };
-
-/** The formatter options shared with `dv eval run`. */
-export function formatterFrom(ctx: CommandContext): FormatterSettings {
-  return FormatterSettings.parse({
-    queryPrefix: ctx.values['query-prefix'] ?? '',
-    documentPrefix: ctx.values['document-prefix'] ?? '',
-    instructionFirst: Boolean(ctx.values['instruction-first']),
-  });
-}
 
 /**
  * `dv eval run --embeddings DIR`: the same model for queries, merged shards for documents.

@@ -9,7 +9,6 @@ import { resolve } from 'node:path';
 import {
   createProgress,
   DataError,
-  FormatterSettings,
   type InstructedSet,
   prepareOutputDir,
   readQrels,
@@ -21,6 +20,7 @@ import {
   benchmarkNames,
   benchmarkProfiles,
   createRanker,
+  describeBenchmarkEvent,
   EmbeddingCache,
   evaluateRun,
   formatTrecFloat,
@@ -39,6 +39,7 @@ import {
 } from '@dv/eval';
 import { type Command, enumOption, numberOption, requireString, UsageError } from '../cli-kit.js';
 import { encodeCommand, rankerWithEmbeddings } from './eval-encode.js';
+import { formatterFrom, formatterOptions } from './formatter-options.js';
 import '../tfjs-model.js';
 
 const trecCommand: Command = {
@@ -124,9 +125,7 @@ fraction in [-1, 1] ("p_mrr"); papers report x100. Ties: doc id descending (mteb
       runOg: requireString(ctx, 'run-og'),
       runChanged: requireString(ctx, 'run-changed'),
     };
-    const tieBreak = String(ctx.values['tie-break']);
-    if (tieBreak !== 'docid-desc' && tieBreak !== 'insertion')
-      throw new UsageError(`--tie-break must be one of docid-desc, insertion, got '${tieBreak}'`);
+    const tieBreak = enumOption(ctx, 'tie-break', ['docid-desc', 'insertion'] as const satisfies TieBreak[]);
     const [qrelsOg, qrelsChanged, runOg, runChanged] = await Promise.all([
       readQrels(paths.qrelsOg),
       readQrels(paths.qrelsChanged),
@@ -135,7 +134,7 @@ fraction in [-1, 1] ("p_mrr"); papers report x100. Ties: doc id descending (mteb
     ]);
     let r: ReturnType<typeof pMrr>;
     try {
-      r = pMrr({ qrelsOg, qrelsChanged, runOg, runChanged }, { tieBreak: tieBreak as TieBreak });
+      r = pMrr({ qrelsOg, qrelsChanged, runOg, runChanged }, { ...(tieBreak ? { tieBreak } : {}) });
     } catch (err) {
       if (err instanceof MissingTopicError)
         throw new DataError(err.message, err.which === 'og' ? paths.runOg : paths.runChanged);
@@ -205,17 +204,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
       valueName: 'DIR',
       default: '.cache/embeddings',
     },
-    'query-prefix': {
-      type: 'string',
-      description: "model prompt before each query (e.g. 'query: ')",
-      valueName: 'TEXT',
-    },
-    'document-prefix': {
-      type: 'string',
-      description: 'model prompt before each document',
-      valueName: 'TEXT',
-    },
-    'instruction-first': { type: 'boolean', description: 'put the instruction before the query' },
+    ...formatterOptions,
     'infosearch-variant': {
       type: 'string',
       description: "InfoSearch metric definitions: 'paper' or 'code' (the released implementation)",
@@ -283,11 +272,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
             encoding = null;
           }
         },
-        formatter: FormatterSettings.parse({
-          queryPrefix: ctx.values['query-prefix'] ?? '',
-          documentPrefix: ctx.values['document-prefix'] ?? '',
-          instructionFirst: Boolean(ctx.values['instruction-first']),
-        }),
+        formatter: formatterFrom(ctx),
       });
     } catch (err) {
       // a spec we do not know is usage (2); a model that fails to load or answer is a failure (1)
@@ -327,9 +312,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
       topK,
       command: process.argv.slice(2),
       config: { sets: files.length > 0 ? files : sets.map((x) => x.origin ?? x.name), data, embeddings },
-      log: (line) => {
-        progress.tick(line.includes(' in ') ? 1 : 0, line);
-      },
+      onEvent: (e) => progress.tick(e.type === 'set-done' ? 1 : 0, describeBenchmarkEvent(e)),
     });
     progress.done(`${summary.results.length} sets`);
     if (ctx.values.json) {

@@ -4,7 +4,14 @@
  * prerequisites missing, 2 bad usage, 3 not built, 130 interrupted), prints where things went.
  */
 import { formatDuration } from '@dv/core';
-import { type Command, NotBuiltError, UsageError } from '../cli-kit.js';
+import {
+  type Command,
+  enumOption,
+  NotBuiltError,
+  numberOption,
+  stringOption,
+  UsageError,
+} from '../cli-kit.js';
 import { PrerequisitesMissing } from '../reproduce/paper-prerequisites.js';
 import { InterruptedError, StageSelectionError } from '../reproduce/run-dag.js';
 import { runReproduce } from '../reproduce/run-reproduce.js';
@@ -51,19 +58,10 @@ or an id prefix (e.g. eval/mini-bert).`,
     },
   },
   async run(ctx) {
-    const profile = String(ctx.values.profile);
-    if (profile !== 'mini' && profile !== 'paper')
-      throw new UsageError(`--profile must be mini or paper, not '${profile}'`);
-    const backbones = ctx.values.backbones;
-    if (backbones !== undefined && backbones !== 'all' && backbones !== 'default')
-      throw new UsageError(`--backbones must be 'all' or 'default', not '${String(backbones)}'`);
-    let seeds: number | undefined;
-    if (ctx.values.seeds !== undefined) {
-      seeds = Number(ctx.values.seeds);
-      if (!Number.isInteger(seeds) || seeds < 1)
-        throw new UsageError(`--seeds must be a positive integer, not '${String(ctx.values.seeds)}'`);
-    }
-    const str = (k: string) => (typeof ctx.values[k] === 'string' ? (ctx.values[k] as string) : undefined);
+    const profile = enumOption(ctx, 'profile', ['mini', 'paper'] as const) ?? 'mini';
+    const backbones = enumOption(ctx, 'backbones', ['all', 'default'] as const);
+    const seeds = numberOption(ctx, 'seeds', { integer: true, positive: true });
+    const str = (k: string) => stringOption(ctx, k);
     const onSigint = () => {
       ctx.stderr.write('\ninterrupted: finished stages are kept; rerun the same command to resume.\n');
       process.exit(130);
@@ -75,7 +73,7 @@ or an id prefix (e.g. eval/mini-bert).`,
         ...(ctx.values.quick ? { quick: true } : {}),
         ...(str('config') ? { configFile: str('config') } : {}),
         ...(seeds !== undefined ? { seeds } : {}),
-        ...(backbones ? { backbones: backbones as 'all' | 'default' } : {}),
+        ...(backbones ? { backbones } : {}),
         ...(str('out') ? { out: str('out') } : {}),
         ...(str('from') ? { from: str('from') } : {}),
         ...(str('only') ? { only: str('only') } : {}),

@@ -8,31 +8,24 @@
  * still pending: rerun), 130 interrupted (rerun to resume).
  */
 import { DataError, presets, SynthesisConfig } from '@dv/core';
+import { type BatchJobEvent, createJudge, getTemplate, OPENAI_BATCH_LIMITS, runBatchJob } from '@dv/synth';
 import {
-  type BatchJobEvent,
-  createLexicalJudge,
-  getTemplate,
-  type Judge,
-  OPENAI_BATCH_LIMITS,
-  runBatchJob,
-} from '@dv/synth';
-import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
+  type Command,
+  type CommandContext,
+  numberOption,
+  requireString,
+  shardOption,
+  stringOption,
+  UsageError,
+} from '../cli-kit.js';
 
 const EXIT_PARTIAL = 3;
 const EXIT_INTERRUPTED = 130;
 
-const str = (ctx: CommandContext, name: string): string | undefined => {
-  const v = ctx.values[name];
-  return typeof v === 'string' && v !== '' ? v : undefined;
-};
-function positive(ctx: CommandContext, name: string, integer = true): number | undefined {
-  const v = str(ctx, name);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-    throw new UsageError(`--${name} must be a positive ${integer ? 'integer' : 'number'}, got '${v}'`);
-  return n;
-}
+const str = stringOption;
+const POSITIVE_INT = { integer: true, positive: true } as const;
+const positive = (ctx: CommandContext, name: string, integer = true): number | undefined =>
+  numberOption(ctx, name, integer ? POSITIVE_INT : { positive: true });
 
 export const batchCommand: Command = {
   name: 'batch',
@@ -114,7 +107,9 @@ Exit codes: 0 all recorded, 1 bad data, 2 bad usage, 3 seeds still pending, 130 
       ...(str(ctx, 'model') ? { model: str(ctx, 'model') } : {}),
       ...(str(ctx, 'api-key-env') ? { apiKeyEnv: str(ctx, 'api-key-env') } : {}),
       ...(str(ctx, 'template') ? { templateId: str(ctx, 'template') } : {}),
-      ...(str(ctx, 'temperature') !== undefined ? { temperature: Number(str(ctx, 'temperature')) } : {}),
+      ...(str(ctx, 'temperature') !== undefined
+        ? { temperature: numberOption(ctx, 'temperature', { min: 0, max: 2 }) }
+        : {}),
       ...(positive(ctx, 'max-tokens') !== undefined ? { maxTokens: positive(ctx, 'max-tokens') } : {}),
       verify: judgeName !== 'none',
       ...(judgeName !== 'none' ? { judge: judgeName } : {}),
@@ -128,14 +123,7 @@ Exit codes: 0 all recorded, 1 bad data, 2 bad usage, 3 seeds still pending, 130 
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    let shard: { index: number; count: number } | undefined;
-    const shardText = str(ctx, 'shard');
-    if (shardText !== undefined) {
-      const m = /^(\d+)\/(\d+)$/.exec(shardText);
-      if (!m || Number(m[1]) >= Number(m[2]))
-        throw new UsageError(`--shard must be i/n with 0 <= i < n, got '${shardText}'`);
-      shard = { index: Number(m[1]), count: Number(m[2]) };
-    }
+    const shard = shardOption(ctx);
     const limits = {
       maxRequests: positive(ctx, 'max-requests-per-file')!,
       maxBytes: positive(ctx, 'max-bytes-per-file')!,
@@ -143,12 +131,8 @@ Exit codes: 0 all recorded, 1 bad data, 2 bad usage, 3 seeds still pending, 130 
     const pollSeconds = positive(ctx, 'poll-interval', false)!;
     const limit = positive(ctx, 'limit');
     const apiKey = process.env[config.apiKeyEnv];
-    const judge: Judge | undefined =
-      judgeName === 'lexical'
-        ? createLexicalJudge(0.25)
-        : judgeName === 'lexical-text'
-          ? createLexicalJudge(0.25, { useMetadata: false })
-          : undefined;
+    const judge =
+      config.verify && config.judge ? createJudge(config.judge, config.judgeThreshold) : undefined;
 
     const abort = new AbortController();
     const onSigint = () => abort.abort(new Error('interrupted'));

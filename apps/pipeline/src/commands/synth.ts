@@ -1,29 +1,36 @@
 /**
- * `dv synth ...`: polarity-reversal synthesis (@dv/synth). Thin over the library: parse
- * options, pick the backend and judge, run, print where the outputs went and a summary.
+ * `dv synth ...`: polarity-reversal synthesis (@dv/synth). Thin over the library: flags become
+ * a partial synthesis config over the preset, one `SynthesisRunConfig` parse validates it,
+ * `createSynthesisRun` picks the backend and judge (its registries) and runs; this file prints
+ * the events, where the outputs went, a summary, and maps the outcome to an exit code.
  *
- *   dv synth --seeds FILE --out DIR [--backend offline|openai|batch-export|batch-import] ...
+ *   dv synth --seeds FILE --out DIR [--backend NAME] ...  (backends: @dv/synth synthesisBackends)
  *   dv synth merge --seeds FILE --out DIR SHARD_DIR...
  *   dv synth mix --from DIR --out DIR --budget N [--general FILE] [--formats ...]
  */
 import { resolve } from 'node:path';
-import { type DataMix, prepareOutputDir, presets, SynthesisConfig } from '@dv/core';
 import {
-  createBatchResultsBackend,
-  createLexicalJudge,
-  createLlmJudge,
-  createOfflineReverser,
-  createOpenAIChatBackend,
-  exportBatch,
-  getTemplate,
-  type Judge,
+  type DataMix,
+  type PresetName,
+  prepareOutputDir,
+  presets,
+  type SynthesisConfigInput,
+  SynthesisRunConfig,
+} from '@dv/core';
+import {
+  type BatchImportReport,
+  createSynthesisRun,
   mergeShards,
   type RunSummary,
-  runSynthesis,
-  type SynthesisBackend,
+  SynthesisConfigError,
+  type SynthesisRun,
+  synthesisBackendNames,
+  synthesisBackends,
+  synthesisConfigFromPreset,
+  synthesisJudgeNames,
+  synthesisJudges,
   type TrainerFormat,
   trainerFormats,
-  UsageLedger,
   writeMixes,
 } from '@dv/synth';
 import {
@@ -31,10 +38,14 @@ import {
   type CommandContext,
   EXIT,
   enumOption,
+  listOption,
   type NumberSpec,
   numberOption,
   requireString,
+  shardOption,
+  stringOption,
   UsageError,
+  urlListOption,
 } from '../cli-kit.js';
 import { batchCommand } from './synth-batch.js';
 
@@ -55,12 +66,15 @@ const FLAG_OF: Record<string, string> = {
   costCapUsd: '--cost-cap',
   pricing: '--price-in / --price-out',
   judge: '--judge',
+  judgeThreshold: '--judge-threshold',
+  batchOutputs: '--batch-output',
+  seedsPath: '--seeds',
+  outDir: '--out',
+  shard: '--shard',
+  limit: '--limit',
 };
 
-const str = (ctx: CommandContext, name: string): string | undefined => {
-  const v = ctx.values[name];
-  return typeof v === 'string' && v !== '' ? v : undefined;
-};
+const str = stringOption;
 const POSITIVE_INT: NumberSpec = { integer: true, positive: true };
 /** Every numeric option of `dv synth` and `dv synth mix`, with its allowed range. */
 const NUMBER_SPECS: Record<string, NumberSpec> = {
@@ -81,19 +95,15 @@ const NUMBER_SPECS: Record<string, NumberSpec> = {
 };
 const num = (ctx: CommandContext, name: string): number | undefined =>
   numberOption(ctx, name, NUMBER_SPECS[name] ?? {});
-const list = (ctx: CommandContext, name: string): string[] => {
-  const v = ctx.values[name];
-  return (Array.isArray(v) ? v : typeof v === 'string' ? [v] : [])
-    .flatMap((x) => String(x).split(','))
-    .filter(Boolean);
-};
-
-function parseShard(s: string | undefined): { index: number; count: number } | undefined {
-  if (s === undefined) return undefined;
-  const m = /^(\d+)\/(\d+)$/.exec(s);
-  if (!m || Number(m[1]) >= Number(m[2]) || Number(m[2]) < 1)
-    throw new UsageError(`--shard must be i/n with 0 <= i < n (e.g. 0/4), got '${s}'`);
-  return { index: Number(m[1]), count: Number(m[2]) };
+const list = listOption;
+const presetNames = Object.keys(presets) as PresetName[];
+const flagOf = (field: string) => FLAG_OF[field] ?? field;
+/** The config key a zod issue is about: `synthesis.temperature` -> `temperature`. */
+const configField = (path: PropertyKey[]) =>
+  String((path[0] === 'synthesis' ? path[1] : path[0]) ?? 'config');
+/** Drops the keys whose value is undefined (a flag not given), so the preset's value stays. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -138,7 +148,7 @@ const runOptions = {
   out: { type: 'string', description: 'output folder (resumes what is already there)', valueName: 'DIR' },
   backend: {
     type: 'string',
-    description: 'offline | openai | batch-export | batch-import',
+    description: synthesisBackendNames.join(' | '),
     valueName: 'NAME',
     default: 'offline',
   },
@@ -172,7 +182,9 @@ const runOptions = {
   template: { type: 'string', description: 'prompt template id', valueName: 'ID' },
   judge: {
     type: 'string',
-    description: 'verification: lexical | lexical-text (title+text only, no metadata) | llm | none',
+    description: `verification: ${Object.entries(synthesisJudges)
+      .map(([n, j]) => `${n} (${j.description}, threshold ${j.defaultThreshold})`)
+      .join(' | ')} | none`,
     valueName: 'NAME',
   },
   'judge-threshold': { type: 'string', description: 'pass threshold of the judge', valueName: 'X' },
@@ -336,220 +348,148 @@ export function synthExitCode(s: RunSummary, stderr: NodeJS.WritableStream): num
   return EXIT.partial;
 }
 
+/**
+ * The notes after a run and its exit code: the cost cap stopped it (3, rerun with a higher
+ * cap), the endpoint refused the key or is unreachable (1), seeds left pending (3), else
+ * `synthExitCode`'s verdict on the failures.
+ */
+function reportOutcome(
+  summary: RunSummary,
+  config: SynthesisRunConfig,
+  batch: BatchImportReport | undefined,
+  stdout: NodeJS.WritableStream,
+  stderr: NodeJS.WritableStream,
+): number {
+  const { run, pending } = summary;
+  const cachedFailed = run.cachedFailedThisRun ?? 0;
+  if (cachedFailed > 0)
+    stderr.write(
+      `note: ${cachedFailed} seeds reuse failed records of an earlier run in ${config.outDir} (not asked again); pass --retry-failed to try them again.\n`,
+    );
+  if (run.reverifiedThisRun)
+    stderr.write(
+      `note: ${run.reverifiedThisRun} cached answers were judged again (the judge settings changed).\n`,
+    );
+  if (batch) {
+    const unmatched = batch.unmatchedIds();
+    stdout.write(`batch-import: ${batch.matched}/${batch.lines} output lines matched a seed\n`);
+    if (unmatched.length)
+      stderr.write(
+        `warning: ${unmatched.length} batch output lines match no request of these seeds/settings (first: ${unmatched[0]})\n`,
+      );
+  }
+  if (run.stoppedBy === 'cost-cap') {
+    stderr.write(
+      `stopped: cost cap $${config.synthesis.costCapUsd} reached; ${pending} seeds pending. Rerun with a higher --cost-cap to continue.\n`,
+    );
+    return EXIT_INCOMPLETE;
+  }
+  if (run.stoppedBy?.startsWith('auth:')) {
+    stderr.write(
+      `stopped: the endpoint refused the API key (${run.stoppedBy.slice(5)}); set $${config.synthesis.apiKeyEnv} (or --api-key-env) and rerun to continue.\n`,
+    );
+    return EXIT.failed;
+  }
+  if (run.stoppedBy === 'unreachable') {
+    stderr.write(
+      `stopped: ${run.stopDetail ?? 'the endpoint is unreachable'}. ${pending} seeds are pending (nothing recorded for them); start the server or fix --base-url and rerun to continue.\n`,
+    );
+    return EXIT.failed;
+  }
+  if (pending > 0 && !batch) {
+    stderr.write(
+      `partial: ${pending} seeds have no record (the endpoint could not be reached for them); rerun to continue.\n`,
+    );
+    return EXIT.partial;
+  }
+  return synthExitCode(summary, stderr);
+}
+
 export const synthCommand: Command = {
   name: 'synth',
   summary: 'synthesize complementary instructions (polarity reversal)',
-  usage: '--seeds FILE --out DIR [--backend offline|openai|batch-export|batch-import] [options]',
+  usage: `--seeds FILE --out DIR [--backend ${synthesisBackendNames.join('|')}] [options]`,
   description: `Writes, for each seed (q, I, D+, D-), a complementary instruction I' under which D- is
 relevant and D+ is not, checks it (guardrails, then verification), and assembles both views.
 Outputs in --out: log.jsonl (append-only journal; reruns resume from it), records.jsonl,
 failures.jsonl, original.jsonl, complement.jsonl, summary.json, manifest.json.
-Backends: offline (deterministic reverser, no network), openai (any OpenAI-compatible server;
-key from --api-key-env, default OPENAI_API_KEY), batch-export (writes batch-input.jsonl in the
-OpenAI Batch format), batch-import (reads --batch-output files, matched by custom_id).
+Backends: ${Object.entries(synthesisBackends)
+    .map(([n, b]) => `${n} (${b.description})`)
+    .join(', ')}.
 Exit codes: 0 done; 1 every seed failed, bad data, the endpoint refused the key or cannot be
 reached (3 connection failures in a row stop the run); 2 bad usage; 3 partial: some seeds failed
 (rerun with --retry-failed) or the cost cap stopped the run (rerun with a higher --cost-cap).`,
   options: runOptions,
   subcommands: [mergeCommand, mixCommand, batchCommand],
   async run(ctx) {
-    const seedsPath = requireString(ctx, 'seeds');
-    const outDir = requireString(ctx, 'out');
-    const backendName =
-      enumOption(ctx, 'backend', ['offline', 'openai', 'batch-export', 'batch-import'] as const) ?? 'offline';
-    const presetName =
-      enumOption(ctx, 'preset', Object.keys(presets) as Array<keyof typeof presets>) ?? 'mini';
-    const preset = presets[presetName];
-    const judgeName =
-      enumOption(ctx, 'judge', ['lexical', 'lexical-text', 'llm', 'none'] as const) ??
-      (preset.config.synthesis.verify ? 'lexical' : 'none');
+    const presetName = enumOption(ctx, 'preset', presetNames) ?? 'mini';
+    const judge = enumOption(ctx, 'judge', [...synthesisJudgeNames, 'none'] as const);
     const priceIn = num(ctx, 'price-in');
     const priceOut = num(ctx, 'price-out');
-    const baseURLs = list(ctx, 'base-url');
-    for (const u of baseURLs) {
-      let url: URL | undefined;
-      try {
-        url = new URL(u);
-      } catch {}
-      if (!url || !['http:', 'https:'].includes(url.protocol))
-        throw new UsageError(
-          `--base-url must be an http(s) URL such as http://127.0.0.1:8000/v1, got '${u}'`,
-        );
-    }
-    const parsed = SynthesisConfig.safeParse({
-      ...preset.config.synthesis,
-      backend: backendName,
-      ...(str(ctx, 'model')
-        ? { model: str(ctx, 'model') }
-        : backendName === 'offline'
-          ? { model: 'offline-reverser' }
-          : {}),
+    const baseURLs = urlListOption(ctx, 'base-url');
+    // flags -> a partial config over the preset; one parse validates the whole run config
+    const overrides: Partial<SynthesisConfigInput> = {
+      backend: enumOption(ctx, 'backend', synthesisBackendNames) ?? 'offline',
+      model: str(ctx, 'model'),
       ...(baseURLs.length ? { baseURLs } : {}),
-      ...(str(ctx, 'api-key-env') ? { apiKeyEnv: str(ctx, 'api-key-env') } : {}),
-      ...(num(ctx, 'temperature') !== undefined ? { temperature: num(ctx, 'temperature') } : {}),
-      ...(num(ctx, 'max-tokens') !== undefined ? { maxTokens: num(ctx, 'max-tokens') } : {}),
-      // the mini preset's concurrency (1) is for the offline reverser; an endpoint gets 16 unless told
-      ...(num(ctx, 'concurrency') !== undefined
-        ? { concurrency: num(ctx, 'concurrency') }
-        : backendName === 'openai' && presetName === 'mini'
-          ? { concurrency: 16 }
-          : {}),
-      ...(num(ctx, 'timeout-ms') !== undefined ? { requestTimeoutMs: num(ctx, 'timeout-ms') } : {}),
-      ...(num(ctx, 'max-retries') !== undefined ? { maxRetries: num(ctx, 'max-retries') } : {}),
-      ...(str(ctx, 'template') ? { templateId: str(ctx, 'template') } : {}),
-      ...(num(ctx, 'cost-cap') !== undefined ? { costCapUsd: num(ctx, 'cost-cap') } : {}),
+      apiKeyEnv: str(ctx, 'api-key-env'),
+      temperature: num(ctx, 'temperature'),
+      maxTokens: num(ctx, 'max-tokens'),
+      concurrency: num(ctx, 'concurrency'),
+      requestTimeoutMs: num(ctx, 'timeout-ms'),
+      maxRetries: num(ctx, 'max-retries'),
+      templateId: str(ctx, 'template'),
+      costCapUsd: num(ctx, 'cost-cap'),
       ...(priceIn !== undefined || priceOut !== undefined
         ? { pricing: { inputPerMTokens: priceIn ?? 0, outputPerMTokens: priceOut ?? 0 } }
         : {}),
-      verify: judgeName !== 'none',
-      ...(judgeName !== 'none' ? { judge: judgeName } : {}),
+      ...(judge === 'none' ? { verify: false } : judge ? { verify: true, judge } : {}),
+      judgeThreshold: num(ctx, 'judge-threshold'),
+    };
+    const parsed = SynthesisRunConfig.safeParse({
+      seedsPath: requireString(ctx, 'seeds'),
+      outDir: requireString(ctx, 'out'),
+      synthesis: synthesisConfigFromPreset(presetName, definedOnly(overrides)),
+      formatter: presets[presetName].config.formatter,
+      shard: shardOption(ctx),
+      limit: num(ctx, 'limit'),
+      retryFailed: ctx.values['retry-failed'] === true,
+      batchOutputs: listOption(ctx, 'batch-output'),
     });
     if (!parsed.success)
       throw new UsageError(
-        parsed.error.issues
-          .map((i) => `${FLAG_OF[String(i.path[0])] ?? String(i.path[0] ?? 'config')}: ${i.message}`)
-          .join('; '),
+        parsed.error.issues.map((i) => `${flagOf(configField(i.path))}: ${i.message}`).join('; '),
       );
     const config = parsed.data;
-    let template: ReturnType<typeof getTemplate>;
+    const verbose = Boolean(process.env.DV_SYNTH_VERBOSE);
+    let run: SynthesisRun;
     try {
-      template = getTemplate(config.templateId);
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-    const shard = parseShard(str(ctx, 'shard'));
-    const limit = num(ctx, 'limit');
-    const settings = {
-      template,
-      model: config.model,
-      temperature: config.temperature,
-      maxTokens: config.maxTokens,
-    };
-    const command = ['dv', 'synth', ...process.argv.slice(3)];
-
-    if (backendName === 'batch-export') {
-      const r = await exportBatch({
-        seedsPath,
-        outDir,
-        ...settings,
-        ...(shard ? { shard } : {}),
-        ...(limit !== undefined ? { limit } : {}),
-        retryFailed: ctx.values['retry-failed'] === true,
+      run = await createSynthesisRun(config, {
+        onEvent: (e) => {
+          if (e.type === 'start')
+            ctx.stderr.write(
+              `synth: backend ${e.backend}, model ${e.model}, template ${e.template.id}@${e.template.version}, judge ${e.judge ?? 'none'}${e.shard ? `, shard ${e.shard.index}/${e.shard.count}` : ''}\n`,
+            );
+          else if (verbose)
+            ctx.stderr.write(
+              `retry ${e.attempt} (${e.reason}) in ${Math.round(e.delayMs)} ms via ${e.endpoint}\n`,
+            );
+        },
+        command: ['dv', 'synth', ...process.argv.slice(3)],
       });
+    } catch (err) {
+      if (err instanceof SynthesisConfigError) throw new UsageError(err.describe(flagOf));
+      throw err;
+    }
+    const result = await run.run();
+    if (result.kind === 'exported') {
       ctx.stdout.write(
-        `batch-export: ${r.requests} requests (${r.skipped} seeds already recorded or without a negative) -> ${r.files.join(', ')}\n` +
-          `Run them with the OpenAI Batch API or vLLM's run_batch, then: dv synth --backend batch-import --batch-output OUTPUT.jsonl --seeds ${seedsPath} --out ${outDir} --model ${config.model}\n`,
+        `batch-export: ${result.requests} requests (${result.skipped} seeds already recorded or without a negative) -> ${result.files.join(', ')}\n` +
+          `Run them with the OpenAI Batch API or vLLM's run_batch, then: dv synth --backend batch-import --batch-output OUTPUT.jsonl --seeds ${config.seedsPath} --out ${config.outDir} --model ${config.synthesis.model}\n`,
       );
       return 0;
     }
-
-    const ledger = new UsageLedger(config.pricing, config.costCapUsd);
-    const apiKey = process.env[config.apiKeyEnv];
-    let chatBackend: SynthesisBackend | undefined;
-    const needChat = backendName === 'openai' || judgeName === 'llm';
-    if (needChat) {
-      if (config.baseURLs.length === 0)
-        throw new UsageError('--base-url is required for the openai backend and the llm judge');
-      chatBackend = createOpenAIChatBackend({
-        baseURLs: config.baseURLs,
-        model: config.model,
-        apiKeyEnv: config.apiKeyEnv,
-        temperature: config.temperature,
-        maxTokens: config.maxTokens,
-        concurrency: config.concurrency,
-        requestTimeoutMs: config.requestTimeoutMs,
-        maxRetries: config.maxRetries,
-        ledger,
-        onRetry: (i) =>
-          process.env.DV_SYNTH_VERBOSE
-            ? ctx.stderr.write(
-                `retry ${i.attempt} (${i.reason}) in ${Math.round(i.delayMs)} ms via ${i.endpoint}\n`,
-              )
-            : undefined,
-      });
-    }
-    let backend: SynthesisBackend;
-    let batch: Awaited<ReturnType<typeof createBatchResultsBackend>> | undefined;
-    if (backendName === 'offline') backend = createOfflineReverser({ model: config.model });
-    else if (backendName === 'openai') backend = chatBackend!;
-    else {
-      const outputs = list(ctx, 'batch-output');
-      if (outputs.length === 0) throw new UsageError('--batch-output is required for batch-import');
-      batch = await createBatchResultsBackend(outputs, config.model);
-      backend = batch;
-    }
-    const threshold = num(ctx, 'judge-threshold');
-    let judge: Judge | undefined;
-    if (judgeName === 'lexical') judge = createLexicalJudge(threshold ?? 0.25);
-    else if (judgeName === 'lexical-text')
-      judge = createLexicalJudge(threshold ?? 0.25, { useMetadata: false });
-    else if (judgeName === 'llm') judge = createLlmJudge(chatBackend!, threshold ?? 1);
-    if (judge && judge.threshold > judge.maxScore)
-      throw new UsageError(
-        `--judge-threshold ${judge.threshold} is above the highest score the ${judge.name} judge gives (${judge.maxScore}): it would reject every instruction`,
-      );
-
-    ctx.stderr.write(
-      `synth: backend ${backend.name}, model ${backend.model}, template ${template.id}@${template.version}, judge ${judge?.name ?? 'none'}${shard ? `, shard ${shard.index}/${shard.count}` : ''}\n`,
-    );
-    const summary = await runSynthesis({
-      seedsPath,
-      outDir,
-      backend,
-      ...settings,
-      ...(judge ? { judge } : {}),
-      concurrency: backendName === 'openai' ? config.concurrency : 1,
-      ...(shard ? { shard } : {}),
-      ...(limit !== undefined ? { limit } : {}),
-      retryFailed: ctx.values['retry-failed'] === true,
-      ledger,
-      ...(apiKey ? { secrets: [apiKey] } : {}),
-      formatter: preset.config.formatter,
-      config,
-      command,
-    });
-    ctx.stdout.write(formatSummary(summary));
-    const cachedFailed = summary.run.cachedFailedThisRun ?? 0;
-    if (cachedFailed > 0)
-      ctx.stderr.write(
-        `note: ${cachedFailed} seeds reuse failed records of an earlier run in ${outDir} (not asked again); pass --retry-failed to try them again.\n`,
-      );
-    if (summary.run.reverifiedThisRun)
-      ctx.stderr.write(
-        `note: ${summary.run.reverifiedThisRun} cached answers were judged again (the judge settings changed).\n`,
-      );
-    if (batch) {
-      const unmatched = batch.unmatchedIds();
-      ctx.stdout.write(`batch-import: ${batch.matched}/${batch.lines} output lines matched a seed\n`);
-      if (unmatched.length)
-        ctx.stderr.write(
-          `warning: ${unmatched.length} batch output lines match no request of these seeds/settings (first: ${unmatched[0]})\n`,
-        );
-    }
-    if (summary.run.stoppedBy === 'cost-cap') {
-      ctx.stderr.write(
-        `stopped: cost cap $${config.costCapUsd} reached; ${summary.pending} seeds pending. Rerun with a higher --cost-cap to continue.\n`,
-      );
-      return EXIT_INCOMPLETE;
-    }
-    if (summary.run.stoppedBy?.startsWith('auth:')) {
-      ctx.stderr.write(
-        `stopped: the endpoint refused the API key (${summary.run.stoppedBy.slice(5)}); set $${config.apiKeyEnv} (or --api-key-env) and rerun to continue.\n`,
-      );
-      return EXIT.failed;
-    }
-    if (summary.run.stoppedBy === 'unreachable') {
-      ctx.stderr.write(
-        `stopped: ${summary.run.stopDetail ?? 'the endpoint is unreachable'}. ${summary.pending} seeds are pending (nothing recorded for them); start the server or fix --base-url and rerun to continue.\n`,
-      );
-      return EXIT.failed;
-    }
-    if (summary.pending > 0 && !batch) {
-      ctx.stderr.write(
-        `partial: ${summary.pending} seeds have no record (the endpoint could not be reached for them); rerun to continue.\n`,
-      );
-      return EXIT.partial;
-    }
-    return synthExitCode(summary, ctx.stderr);
+    ctx.stdout.write(formatSummary(result.summary));
+    return reportOutcome(result.summary, config, result.batch, ctx.stdout, ctx.stderr);
   },
 };

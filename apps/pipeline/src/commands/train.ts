@@ -17,15 +17,21 @@ import {
   trainerPresets,
   writeFileAtomic,
 } from '@dv/core';
-import { type Command, type CommandContext, requireString, UsageError } from '../cli-kit.js';
+import {
+  type Command,
+  type CommandContext,
+  type NumberSpec,
+  numberOption,
+  requireString,
+  UsageError,
+} from '../cli-kit.js';
 import { trainExportCommand } from './train-export.js';
 
-function positiveInt(ctx: { values: Record<string, unknown> }, name: string, fallback?: number): number {
-  const raw = ctx.values[name];
-  if (raw === undefined && fallback !== undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new UsageError(`--${name} must be a positive integer, got '${raw}'`);
+const POSITIVE_INT: NumberSpec = { integer: true, positive: true };
+/** A required positive-integer option (its default in the option spec, or `fallback`). */
+function positiveInt(ctx: CommandContext, name: string, fallback?: number): number {
+  const n = numberOption(ctx, name, POSITIVE_INT) ?? fallback;
+  if (n === undefined) throw new UsageError(`--${name} is required`);
   return n;
 }
 
@@ -105,20 +111,17 @@ modules.json, 1_Pooling (CLS), 2_Normalize) that is also a step-0 checkpoint.`,
       throw new UsageError(
         `unknown backbone '${backbone}'; one of: ${Object.keys(train.miniBackbones).join(', ')}`,
       );
-    const seed = Number(ctx.values.seed);
-    if (!Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got '${ctx.values.seed}'`);
+    const seed = numberOption(ctx, 'seed', NUMBER_SPECS.seed) ?? 0;
     const tokenizer = train.HfTokenizer.fromFile(requireString(ctx, 'tokenizer'));
-    const overrides: Record<string, number> = {};
-    if (ctx.values.layers !== undefined) overrides.num_hidden_layers = positiveInt(ctx, 'layers');
-    if (ctx.values.hidden !== undefined) {
-      const h = positiveInt(ctx, 'hidden');
-      if (h % 64 !== 0) throw new UsageError('--hidden must be a multiple of 64');
-      const base = train.miniBackbones[backbone as keyof typeof train.miniBackbones];
-      Object.assign(overrides, {
-        hidden_size: h,
-        num_attention_heads: h / 64,
-        intermediate_size: Math.round((base.intermediate_size / base.hidden_size) * h),
+    let overrides: ReturnType<typeof train.miniBackboneSize>;
+    try {
+      overrides = train.miniBackboneSize(backbone as keyof typeof train.miniBackbones, {
+        layers: numberOption(ctx, 'layers', POSITIVE_INT),
+        hidden: numberOption(ctx, 'hidden', POSITIVE_INT),
       });
+    } catch (err) {
+      if (err instanceof RangeError) throw new UsageError(`--${err.message}`);
+      throw err;
     }
     const backend = await train.initBackend();
     const encoder = train.createMiniEncoder(backbone as keyof typeof train.miniBackbones, {
@@ -137,7 +140,7 @@ modules.json, 1_Pooling (CLS), 2_Normalize) that is also a step-0 checkpoint.`,
       pooling: 'cls',
       normalize: true,
     });
-    const n = [...encoder.params.values()].reduce((a, v) => a + v.size, 0);
+    const n = train.parameterCount(encoder.params);
     encoder.dispose();
     ctx.stdout.write(
       `wrote ${out}: ${backbone}, ${encoder.config.num_hidden_layers} layers, hidden ${encoder.config.hidden_size}, ` +
@@ -162,21 +165,13 @@ function merge(base: Json, over: Json): Json {
   return out;
 }
 
-function numberFlag(ctx: CommandContext, name: string, kind: 'int' | 'positive' | 'any'): number | undefined {
-  const raw = ctx.values[name];
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  const ok =
-    raw !== '' &&
-    Number.isFinite(n) &&
-    (kind === 'any' || (kind === 'int' ? Number.isInteger(n) : n > 0)) &&
-    (kind !== 'int' || name.endsWith('seed') || n > 0);
-  if (!ok)
-    throw new UsageError(
-      `--${name} must be ${kind === 'int' ? (name.endsWith('seed') ? 'an integer' : 'a positive integer') : 'a positive number'}, got '${raw}'`,
-    );
-  return n;
-}
+/** What each numeric flag of `dv train run` / `mlm` accepts. */
+const NUMBER_SPECS = {
+  int: POSITIVE_INT,
+  positive: { positive: true },
+  seed: { integer: true },
+  count: { integer: true, min: 0 },
+} as const satisfies Record<string, NumberSpec>;
 
 /** The trainer config of `dv train run`: preset <- --config FILE <- flags, validated. */
 export function trainRunConfig(ctx: CommandContext): TrainerConfig {
@@ -198,20 +193,20 @@ export function trainRunConfig(ctx: CommandContext): TrainerConfig {
       throw new UsageError(`--config ${file}: expected a JSON object (a trainer config)`);
     config = merge(config, json as Json);
   }
-  const flags: Array<[string, string[], 'int' | 'positive']> = [
+  const flags: Array<[string, string[], keyof typeof NUMBER_SPECS]> = [
     ['steps', ['batch', 'steps'], 'int'],
     ['epochs', ['batch', 'epochs'], 'positive'],
     ['batch', ['batch', 'batchSize'], 'int'],
-    ['hard-negatives', ['batch', 'hardNegatives'], 'int'],
+    ['hard-negatives', ['batch', 'hardNegatives'], 'count'],
     ['grad-cache', ['batch', 'gradCacheChunk'], 'int'],
     ['grad-accumulation', ['batch', 'gradAccumulation'], 'int'],
     ['checkpoint-every', ['checkpoint', 'everySteps'], 'int'],
     ['temperature', ['loss', 'temperature'], 'positive'],
     ['lr', ['optimizer', 'lr'], 'positive'],
-    ['seed', ['seed'], 'int'],
+    ['seed', ['seed'], 'seed'],
   ];
   for (const [flag, path, kind] of flags) {
-    const v = flag === 'hard-negatives' && ctx.values[flag] === '0' ? 0 : numberFlag(ctx, flag, kind);
+    const v = numberOption(ctx, flag, NUMBER_SPECS[kind]);
     if (v === undefined) continue;
     const patch: Json = {};
     let at = patch;
@@ -241,7 +236,7 @@ function mlmConfigFrom(ctx: CommandContext, backbone: string): MlmConfig {
     ['vocab-size', 'vocabSize'],
     ['mlm-seed', 'seed'],
   ] as const) {
-    const v = numberFlag(ctx, flag, flag === 'mlm-seed' ? 'int' : 'int');
+    const v = numberOption(ctx, flag, flag === 'mlm-seed' ? NUMBER_SPECS.seed : NUMBER_SPECS.int);
     if (v !== undefined) over[key] = v;
   }
   const parsed = MlmConfig.safeParse(merge(miniMlmPreset.config as unknown as Json, over));

@@ -14,13 +14,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataError } from '../errors.js';
-
-/** The pooling modes the encoders implement. */
-export type FolderPooling = 'cls' | 'mean';
+import { Pooling } from '../schemas/pooling.js';
 
 export interface ModelFolderSettings {
   /** Pooling the folder declares, if it declares one. */
-  pooling?: FolderPooling;
+  pooling?: Pooling;
   /** True when a Normalize module is listed, false when modules.json lists none, else undefined. */
   normalize?: boolean;
   /** Which file decided `pooling` / `normalize` (for messages and manifests). */
@@ -38,11 +36,12 @@ export function readJsonIfPresent(path: string): Record<string, unknown> | null 
 }
 
 /** Pooling from a sentence-transformers Pooling `config.json`. */
-function poolingOf(path: string): FolderPooling {
+function poolingOf(path: string): Pooling {
   const c = readJsonIfPresent(path);
   if (!c) throw new DataError('the Pooling module has no config.json', path);
   // sentence-transformers <= 5 writes one flag per mode; 6 writes `pooling_mode: "cls"`.
-  if (c.pooling_mode === 'cls' || c.pooling_mode === 'mean') return c.pooling_mode;
+  const mode = Pooling.safeParse(c.pooling_mode);
+  if (mode.success) return mode.data;
   const on = Object.entries(c)
     .filter(([k, v]) => k.startsWith('pooling_mode_') && v === true)
     .map(([k]) => k);

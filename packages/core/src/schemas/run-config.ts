@@ -1,18 +1,27 @@
 /**
  * Typed configuration, one schema per concern (model, data, loss, optimiser, schedule,
  * checkpoint, evaluation, synthesis), composed into a run config. Presets live in
- * `presets.ts` and say where each value comes from.
+ * `presets.ts` and say where each value comes from. Each slice is defined once and read by
+ * the library entry point of its stage: the trainer's config (trainer-config.ts) is built
+ * from the model, loss, optimizer, schedule, batch and checkpoint slices (it picks or extends
+ * them, `trainerConfigFromRunConfig`); `synthesis` is the slice of @dv/synth's
+ * `createSynthesisRun` (synthesis-run-config.ts); `eval.benchmarks` name entries of @dv/eval's
+ * task registry (checked in its test).
  */
 import { z } from 'zod';
 import { FormatterSettings } from './formatter-settings.js';
+import { Pooling } from './pooling.js';
 
+/** The model slice; its encoding fields are also the trainer's (`TrainerModelConfig` picks them). */
 export const ModelConfig = z.object({
   /** Registry name of a backbone (`mini-bert`, `gte-multilingual-mlm-base`...) or a local HF folder. */
   backbone: z.string().min(1),
   architecture: z.enum(['bert', 'xlm-roberta', 'gte-new']),
-  pooling: z.enum(['cls', 'mean']).default('cls'),
+  pooling: Pooling.default('cls'),
   normalize: z.boolean().default(true),
+  /** Tokens per query (query + instruction), special tokens included. */
   maxQueryLength: z.number().int().positive().default(512),
+  /** Tokens per document (title + text), special tokens included. */
   maxDocLength: z.number().int().positive().default(512),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
@@ -59,8 +68,11 @@ export const ScheduleConfig = z.object({
 });
 export type ScheduleConfig = z.infer<typeof ScheduleConfig>;
 
+/** The batch slice; `TrainerBatchConfig` extends it with the trainer's own batching fields. */
 export const BatchConfig = z.object({
+  /** Queries per batch (both views of a pair count as two). */
   batchSize: z.number().int().positive(),
+  /** Passes over the mix; ignored by the trainer when `steps` is set. */
   epochs: z.number().positive().default(1),
   /** Put both views of a dual-view pair into the same batch. */
   pairViewsInBatch: z.boolean().default(true),
@@ -79,8 +91,19 @@ export const EvalConfig = z.object({
 });
 export type EvalConfig = z.infer<typeof EvalConfig>;
 
+/**
+ * The synthesis backends, by name: the one list (@dv/synth's `synthesisBackends` registry maps
+ * each to its factory and says what it needs; the CLI's choices and help come from it).
+ */
+export const SynthesisBackendName = z.enum(['offline', 'openai', 'batch-export', 'batch-import']);
+export type SynthesisBackendName = z.infer<typeof SynthesisBackendName>;
+
+/** The verification judges, by name (@dv/synth's `synthesisJudges` registry holds their thresholds). */
+export const SynthesisJudgeName = z.enum(['lexical', 'lexical-text', 'llm']);
+export type SynthesisJudgeName = z.infer<typeof SynthesisJudgeName>;
+
 export const SynthesisConfig = z.object({
-  backend: z.enum(['offline', 'openai', 'batch-export', 'batch-import']).default('offline'),
+  backend: SynthesisBackendName.default('offline'),
   model: z.string().min(1),
   /** One or more OpenAI-compatible endpoints, used round-robin. The API key comes from the environment. */
   baseURLs: z.array(z.string().url()).default([]),
@@ -98,9 +121,12 @@ export const SynthesisConfig = z.object({
     .object({ inputPerMTokens: z.number().nonnegative(), outputPerMTokens: z.number().nonnegative() })
     .optional(),
   /** Judge when `verify` is on: offline lexical/attribute check (default; `lexical-text` ignores metadata) or an LLM through the same endpoints. */
-  judge: z.enum(['lexical', 'lexical-text', 'llm']).optional(),
+  judge: SynthesisJudgeName.optional(),
+  /** Pass threshold of the judge; absent: the judge's own default (@dv/synth `synthesisJudges`). */
+  judgeThreshold: z.number().optional(),
 });
 export type SynthesisConfig = z.infer<typeof SynthesisConfig>;
+export type SynthesisConfigInput = z.input<typeof SynthesisConfig>;
 
 export const RunConfig = z.object({
   profile: z.enum(['mini', 'paper']),

@@ -16,51 +16,44 @@ import { z } from 'zod';
 import { DEFAULT_SEED } from '../rng.js';
 import { FormatterSettings } from './formatter-settings.js';
 import {
+  BatchConfig,
   CheckpointConfig,
   LossConfig,
+  ModelConfig,
   OptimizerConfig,
   type RunConfig,
   ScheduleConfig,
 } from './run-config.js';
 
-export const TrainerModelConfig = z.object({
-  pooling: z.enum(['cls', 'mean']).default('cls'),
-  normalize: z.boolean().default(true),
-  /** Tokens per query (query + instruction), special tokens included. */
-  maxQueryLength: z.number().int().positive().default(512),
-  /** Tokens per document (title + text), special tokens included. */
-  maxDocLength: z.number().int().positive().default(512),
+export const TrainerModelConfig = ModelConfig.pick({
+  pooling: true,
+  normalize: true,
+  maxQueryLength: true,
+  maxDocLength: true,
+}).extend({
   /** Dropout during training; null keeps the backbone config's `hidden_dropout_prob`. */
   dropout: z.number().min(0).max(1).nullable().default(null),
 });
 export type TrainerModelConfig = z.infer<typeof TrainerModelConfig>;
 
-export const TrainerBatchConfig = z
-  .object({
-    /** Queries per batch (both views of a pair count as two). */
-    batchSize: z.number().int().positive(),
-    /** Passes over the mix; ignored when `steps` is set. */
-    epochs: z.number().positive().default(1),
-    /** Optimiser steps; overrides `epochs`. */
-    steps: z.number().int().positive().optional(),
-    /** Labelled negatives per query at most (instruction negatives first, then hard negatives). */
-    hardNegatives: z.number().int().nonnegative().default(30),
-    /** Both views of a dual-view pair in the same batch. */
-    pairViewsInBatch: z.boolean().default(true),
-    /** Micro-batches whose gradients are averaged into one optimiser step. */
-    gradAccumulation: z.number().int().positive().default(1),
-    /**
-     * Gradient cache (Gao et al. 2021, arXiv 2101.06983): embed in chunks of this many
-     * sequences without keeping activations, then back-propagate chunk by chunk. null = off.
-     */
-    gradCacheChunk: z.number().int().positive().nullable().default(null),
-    /** Examples (pairs count once) held by the streaming shuffle buffer. */
-    shuffleBuffer: z.number().int().positive().default(10_000),
-  })
-  .refine((b) => b.batchSize >= 2 || !b.pairViewsInBatch, {
-    message: 'batchSize must be at least 2 to hold both views of a pair',
-    path: ['batchSize'],
-  });
+export const TrainerBatchConfig = BatchConfig.extend({
+  /** Optimiser steps; overrides `epochs`. */
+  steps: z.number().int().positive().optional(),
+  /** Labelled negatives per query at most (instruction negatives first, then hard negatives). */
+  hardNegatives: z.number().int().nonnegative().default(30),
+  /** Micro-batches whose gradients are averaged into one optimiser step. */
+  gradAccumulation: z.number().int().positive().default(1),
+  /**
+   * Gradient cache (Gao et al. 2021, arXiv 2101.06983): embed in chunks of this many
+   * sequences without keeping activations, then back-propagate chunk by chunk. null = off.
+   */
+  gradCacheChunk: z.number().int().positive().nullable().default(null),
+  /** Examples (pairs count once) held by the streaming shuffle buffer. */
+  shuffleBuffer: z.number().int().positive().default(10_000),
+}).refine((b) => b.batchSize >= 2 || !b.pairViewsInBatch, {
+  message: 'batchSize must be at least 2 to hold both views of a pair',
+  path: ['batchSize'],
+});
 export type TrainerBatchConfig = z.infer<typeof TrainerBatchConfig>;
 
 export const TrainerConfig = z.object({

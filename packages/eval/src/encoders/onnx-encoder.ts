@@ -25,6 +25,7 @@ import {
   type FormatterSettings,
   hashFile,
   modelMaxLength,
+  type Pooling,
   readModelFolderSettings,
 } from '@dv/core';
 import type * as Ort from 'onnxruntime-node';
@@ -32,7 +33,8 @@ import { Tokenizer } from 'tokenizers';
 import { loadOnnxRuntime, type OrtModule } from '../internal/onnxruntime.js';
 import { l2Normalize } from '../search/exact-top-k.js';
 
-export type OnnxPooling = 'model' | 'cls' | 'mean';
+/** `model`: the graph's own `sentence_embedding`; else a @dv/core pooling mode over `last_hidden_state`. */
+export type OnnxPooling = 'model' | Pooling;
 
 export interface OnnxEncoderOptions {
   modelPath: string;

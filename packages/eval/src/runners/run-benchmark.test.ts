@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Bm25Ranker } from '../encoders/bm25.js';
 import { BENCHMARKS } from '../tasks/task-registry.js';
 import { tinyFollowIrSet, tinyInfoSearchSet, tinyMairSet } from '../test-utils/test-sets.js';
+import { type BenchmarkEvent, describeBenchmarkEvent } from './benchmark-event.js';
 import { readInstructedSetJson, writeInstructedSetJson } from './instructed-set-json.js';
 import { paperTable } from './paper-table.js';
 import { rankModes } from './rank-modes.js';
@@ -34,6 +35,31 @@ describe('rankModes', () => {
 });
 
 describe('runBenchmark', () => {
+  it('reports progress as typed events: ranking per mode, then set-done with the main score', async () => {
+    const events: BenchmarkEvent[] = [];
+    const lines: string[] = [];
+    const s = await runBenchmark([tinyFollowIrSet()], new Bm25Ranker(), {
+      benchmark: BENCHMARKS['mini-followir'],
+      outDir: mkdtempSync(join(tmpdir(), 'dv-run-')),
+      onEvent: (e) => events.push(e),
+      log: (line) => lines.push(line),
+    });
+    expect(events.filter((e) => e.type === 'ranking').map((e) => e.type === 'ranking' && e.mode)).toEqual([
+      'og',
+      'changed',
+    ]);
+    const done = events.at(-1)!;
+    expect(done).toMatchObject({
+      type: 'set-done',
+      set: 'mini-followir',
+      index: 1,
+      total: 1,
+      mainMeasure: 'p-MRR',
+    });
+    expect(done.type === 'set-done' && done.mainScore).toBe(s.results[0]!.mainScore);
+    expect(lines).toEqual(events.map(describeBenchmarkEvent));
+  });
+
   it('FollowIR form: writes runs, result JSON, mteb JSON, summary and manifest', async () => {
     const out = mkdtempSync(join(tmpdir(), 'dv-run-'));
     const s = await runBenchmark([tinyFollowIrSet()], new Bm25Ranker(), {

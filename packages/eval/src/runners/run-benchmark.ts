@@ -22,6 +22,7 @@ import { plainMean } from '../metrics/followir-score.js';
 import { mtebModelMeta, mtebTaskResult, writeMtebResults } from '../results/mteb-results.js';
 import type { Ranker } from '../search/ranker.js';
 import { type BenchmarkEntry, type TaskMetadata, taskForSet } from '../tasks/task-registry.js';
+import { type BenchmarkEvent, describeBenchmarkEvent } from './benchmark-event.js';
 import { benchmarkProfiles, type ScoreOptions } from './benchmark-profiles.js';
 import { rankModes } from './rank-modes.js';
 
@@ -36,7 +37,9 @@ export interface RunBenchmarkOptions {
   /** Extra manifest fields. */
   command?: string[];
   config?: Record<string, unknown>;
-  /** Progress notes (one line per step). */
+  /** Progress as typed events (benchmark-event.ts). */
+  onEvent?: (e: BenchmarkEvent) => void;
+  /** Progress notes (one line per event, `describeBenchmarkEvent`). */
   log?: (line: string) => void;
 }
 
@@ -58,7 +61,10 @@ export async function runBenchmark(
   const bench = options.benchmark;
   const profile = benchmarkProfiles[bench.profile];
   const topK = options.topK ?? profile.topK;
-  const log = options.log ?? (() => {});
+  const emit = (e: BenchmarkEvent) => {
+    options.onEvent?.(e);
+    options.log?.(describeBenchmarkEvent(e));
+  };
   const outputs: string[] = [];
   const results: EvaluationResult[] = [];
   const timings: Record<string, number> = {};
@@ -83,7 +89,7 @@ export async function runBenchmark(
       throw new Error(`${set.name}: ${bench.name} reranks candidate lists, and this set has none`);
     const runs = await rankModes(set, ranker, {
       topK,
-      onMode: (mode, n) => log(`${set.name}: ranking ${n} queries (${mode})`),
+      onMode: (mode, n) => emit({ type: 'ranking', set: set.name, mode, queries: n }),
     });
     for (const [mode, run] of Object.entries(runs)) {
       const path = join(where(set), `${mode}.run`);
@@ -122,9 +128,15 @@ export async function runBenchmark(
       }),
     );
     outputs.push(resultPath);
-    log(
-      `${set.name}: ${task.mainMeasure} ${(result.mainScore * 100).toFixed(2)} (x100) in ${seconds.toFixed(1)} s`,
-    );
+    emit({
+      type: 'set-done',
+      set: set.name,
+      index: results.length,
+      total: sets.length,
+      mainMeasure: task.mainMeasure,
+      mainScore: result.mainScore,
+      seconds,
+    });
   }
   const keys = results.length
     ? Object.keys(results[0]!.scores).filter((k) => results.every((r) => k in r.scores))

@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Pooling } from '@dv/core';
 import { tmpDir } from '@dv/core/test-utils';
 import {
   type BackendChoice,
@@ -32,7 +33,7 @@ export interface MiniModelFolder {
 
 export async function miniModelFolder(
   name: MiniBackboneName,
-  pooling: 'cls' | 'mean',
+  pooling: Pooling,
   options: { backend?: BackendChoice | 'auto'; seed?: number } = {},
 ): Promise<MiniModelFolder> {
   await initBackend(options.backend ? { backend: options.backend } : {});

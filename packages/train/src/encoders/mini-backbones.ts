@@ -9,8 +9,8 @@
  * 4 layers / hidden 256 (config B) through `overrides`.
  */
 import { createRng } from '@dv/core';
-import type { EncoderWeight } from '../export/index.js';
-import { parseEncoderConfig } from '../export/index.js';
+import { parseEncoderConfig } from '../architectures/registry.js';
+import type { EncoderWeight } from '../export/encoder-weights.js';
 import { TransformerEncoder } from './transformer-encoder.js';
 
 const shared = {

@@ -3,10 +3,9 @@
  * Pooling module: `cls` takes token 0; `mean` averages the tokens the attention mask keeps,
  * sum(h * m) / max(sum(m), 1e-9). `l2Normalize` is torch F.normalize: x / max(||x||_2, 1e-12).
  */
+import type { Pooling } from '@dv/core';
 import type { Tensor } from '@tensorflow/tfjs-core';
 import { tf } from '../backend/tf.js';
-
-export type Pooling = 'cls' | 'mean';
 
 export function poolCls(hidden: Tensor): Tensor {
   const [b, , h] = hidden.shape as [number, number, number];
@@ -22,7 +21,7 @@ export function l2Normalize(x: Tensor): Tensor {
   return tf.div(x, tf.maximum(tf.norm(x, 'euclidean', -1, true), 1e-12));
 }
 
-/** Registry of pooling modes. */
+/** Registry of pooling modes, keyed by @dv/core's `Pooling`. */
 export const poolings = Object.freeze({
   cls: (hidden: Tensor) => poolCls(hidden),
   mean: (hidden: Tensor, mask: Tensor) => poolMean(hidden, mask),

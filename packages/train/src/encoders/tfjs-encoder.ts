@@ -36,6 +36,7 @@ import {
   type FormatterSettings,
   hashFile,
   modelMaxLength,
+  type Pooling,
   readModelFolderSettings,
 } from '@dv/core';
 import { type BackendChoice, type BackendInfo, initBackend } from '../backend/init-backend.js';
@@ -43,12 +44,10 @@ import { tf } from '../backend/tf.js';
 import { HfTokenizer } from '../tokenizer/hf-tokenizer.js';
 import { TransformerEncoder, toForwardInputs } from './transformer-encoder.js';
 
-export type TfjsPooling = 'cls' | 'mean';
-
 export interface TfjsEncoderOptions {
   /** tfjs backend (default: `DV_TF_BACKEND`, else the fastest that loads). */
   backend?: BackendChoice | 'auto';
-  pooling?: TfjsPooling;
+  pooling?: Pooling;
   normalize?: boolean;
   /** Tokens per text, special tokens included (default: what the folder declares, at most 512). */
   maxLength?: number;
@@ -65,7 +64,7 @@ interface Loaded {
   model: TransformerEncoder;
   tokenizer: HfTokenizer;
   backend: BackendInfo;
-  pooling: TfjsPooling;
+  pooling: Pooling;
   normalize: boolean;
   maxLength: number;
   batchSize: number;

@@ -1,6 +1,6 @@
 /**
  * A trainable tfjs encoder with Hugging Face weights: loads `config.json` + `model.safetensors`
- * (BERT, XLM-RoBERTa, gte NewModel; see architectures.ts), runs the forward pass, pools
+ * (BERT, XLM-RoBERTa, gte NewModel; see architectures/registry.ts), runs the forward pass, pools
  * sentence embeddings and hands its weights back in the exporters' format (`EncoderWeights`:
  * HF names without the base-model prefix, torch layouts).
  *
@@ -10,20 +10,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataError, type Rng } from '@dv/core';
+import { DataError, type Pooling, type Rng } from '@dv/core';
 import type { Tensor, Variable } from '@tensorflow/tfjs-core';
+import type { ForwardInputs, OutputRows, ParameterSpec } from '../architectures/encoder-architecture.js';
+import { architectureOf, type EncoderConfig, parseEncoderConfig } from '../architectures/registry.js';
 import { tf } from '../backend/tf.js';
 import {
-  type EncoderConfig,
   type EncoderWeight,
   type EncoderWeights,
   encoderWeightsFromSafetensors,
-  parseEncoderConfig,
   requireWeight,
-} from '../export/index.js';
+} from '../export/encoder-weights.js';
 import { readSafetensors } from '../safetensors/index.js';
-import { architectures, type ForwardInputs, type OutputRows, type ParameterSpec } from './architectures.js';
-import { type Pooling, pool, poolCls } from './pooling.js';
+import { pool, poolCls } from './pooling.js';
 
 export type { OutputRows };
 
@@ -59,7 +58,7 @@ export class TransformerEncoder {
 
   /** Parameter names and shapes this config needs. */
   static parameterSpecs(config: EncoderConfig): Record<string, ParameterSpec> {
-    return architectures[config.model_type].parameters(config);
+    return architectureOf(config).parameters(config);
   }
 
   /** From a parsed config and weights; a missing or misshapen weight is a `DataError`. */
@@ -122,7 +121,7 @@ export class TransformerEncoder {
     const rng = options.training?.rng;
     const dropout =
       rng && rate > 0 ? (x: Tensor) => tf.dropout(x, rate, undefined, rng.nextUint32()) : (x: Tensor) => x;
-    return architectures[this.config.model_type].forward(
+    return architectureOf(this.config).forward(
       this.config,
       this.param,
       inputs,
@@ -131,12 +130,11 @@ export class TransformerEncoder {
     );
   }
 
-  /** BERT / XLM-R pooler output tanh(W h[:,0] + b), when the checkpoint has one. */
+  /** The pooler output (BERT / XLM-R: tanh(W h[:,0] + b)), when the architecture and checkpoint have one. */
   pooler(hidden: Tensor): Tensor | undefined {
-    const w = this.params.get('pooler.dense.weight');
-    const b = this.params.get('pooler.dense.bias');
-    if (!w || !b) return undefined;
-    return tf.tanh(tf.add(tf.matMul(poolCls(hidden) as tf.Tensor2D, w as tf.Tensor2D, false, true), b));
+    const head = architectureOf(this.config).pooler;
+    if (!head?.parameters.every((n) => this.params.has(n))) return undefined;
+    return head.forward(this.param, poolCls(hidden));
   }
 
   /**

@@ -20,7 +20,7 @@
  * `TRAINER_FIELD_MAP` lists every leaf of the config with its engine name (or why it does not
  * apply); a field added to `TrainerConfig` fails the export's test until it is mapped.
  */
-import type { TrainerConfig } from '@dv/core';
+import type { Pooling, TrainerConfig } from '@dv/core';
 
 export interface SentenceTransformersSettings {
   engine: 'sentence-transformers';
@@ -28,7 +28,7 @@ export interface SentenceTransformersSettings {
   output_dir: string;
   model: {
     init: string;
-    pooling: 'cls' | 'mean';
+    pooling: Pooling;
     normalize: boolean;
     max_query_length: number;
     max_doc_length: number;

@@ -5,6 +5,7 @@
  * its shape, with torch's conventions (a Linear weight is [out, in]).
  */
 import { DataError } from '@dv/core';
+import { architectures } from '../architectures/registry.js';
 import type { SafetensorsFile } from '../safetensors/index.js';
 import { tensorToFloat32 } from '../safetensors/index.js';
 
@@ -23,14 +24,15 @@ export function toWeightMap(
 }
 
 /**
- * Float32 weights from a safetensors file, with a base-model prefix (`bert.`, `roberta.`,
- * `new.`) removed where the encoder keys carry one; other keys (heads) keep their names.
+ * Float32 weights from a safetensors file, with a base-model prefix (an architecture's
+ * `base_model_prefix`: `bert.`, `roberta.`, `new.`) removed where the encoder keys carry one;
+ * other keys (heads) keep their names.
  */
 export function encoderWeightsFromSafetensors(
   file: SafetensorsFile,
   source = 'model.safetensors',
 ): Map<string, EncoderWeight> {
-  const prefixes = ['bert.', 'roberta.', 'new.'];
+  const prefixes = Object.values(architectures).map((a) => `${a.huggingFace.baseModelPrefix}.`);
   const names = [...file.tensors.keys()];
   const prefix = prefixes.find((p) => names.some((n) => n.startsWith(`${p}embeddings.`)));
   const out = new Map<string, EncoderWeight>();

@@ -3,7 +3,8 @@
  *
  * Contract for trainers (e.g. the tfjs encoders): hand over
  * - `config`: the model's Hugging Face config.json object (`model_type` `bert`, `xlm-roberta`
- *   or `new`; see encoder-config.ts for the fields read and the features refused), and
+ *   or `new`; each architecture's module in ../architectures/ says the fields read and the
+ *   features refused), and
  * - `weights`: a Map (or plain object) from Hugging Face parameter name, without the base-model
  *   prefix (`embeddings.word_embeddings.weight`, `encoder.layer.3.attention.self.query.weight`,
  *   `encoder.layer.0.attention.qkv_proj.weight`, `pooler.dense.bias`, ...) to
@@ -15,12 +16,6 @@
  * `encoderWeightShapes(config)` lists the names and shapes required; `encoderWeightsFromSafetensors`
  * gives the same map from an HF `model.safetensors`.
  */
-export {
-  type EncoderConfig,
-  type EncoderModelType,
-  encoderConfigSchema,
-  parseEncoderConfig,
-} from './encoder-config.js';
 export { encoderWeightShapes, type WeightSpec } from './encoder-weight-shapes.js';
 export {
   type EncoderWeight,
@@ -29,11 +24,7 @@ export {
   requireWeight,
   toWeightMap,
 } from './encoder-weights.js';
-export {
-  exportHuggingFace,
-  type HuggingFaceExportInput,
-  huggingFaceArchitectures,
-} from './huggingface/export-hugging-face.js';
-export { type EncoderGraphOptions, type Pooling, ropeInverseFrequencies } from './onnx/encoder-graph.js';
+export { exportHuggingFace, type HuggingFaceExportInput } from './huggingface/export-hugging-face.js';
+export type { EncoderGraphOptions } from './onnx/encoder-graph.js';
 export { buildOnnxModel, encodeOnnx, exportOnnx, type OnnxExportInput } from './onnx/export-onnx.js';
 export { onnxIrVersion, onnxOpset } from './onnx/graph-builder.js';

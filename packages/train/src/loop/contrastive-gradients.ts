@@ -13,10 +13,9 @@
  * `rng`, and the cache replays the same seeds in (1) and (3); with dropout off the two modes
  * are the same function (tested to 1e-5).
  */
-import { createRng, type Rng } from '@dv/core';
+import { createRng, type Pooling, type Rng } from '@dv/core';
+import type { ForwardInputs } from '../architectures/encoder-architecture.js';
 import { type Tensor, tf } from '../backend/tf.js';
-import type { ForwardInputs } from '../encoders/architectures.js';
-import type { Pooling } from '../encoders/pooling.js';
 import type { TransformerEncoder } from '../encoders/transformer-encoder.js';
 import { infoNceLoss } from '../losses/info-nce.js';
 

@@ -30,6 +30,7 @@ import {
 } from '@dv/core';
 import { initBackend } from '../backend/init-backend.js';
 import { type Tensor, tf } from '../backend/tf.js';
+import { miniBackboneSize } from '../encoders/mini-backbone-size.js';
 import { createMiniEncoder, miniBackbones } from '../encoders/mini-backbones.js';
 import { exportHuggingFace } from '../export/huggingface/export-hugging-face.js';
 import type { TrainEventListener } from '../loop/train-events.js';
@@ -138,10 +139,7 @@ export async function pretrainMlm(options: PretrainMlmOptions): Promise<Pretrain
     vocabSize: tokenizer.vocabSize,
     seed: config.seed,
     overrides: {
-      num_hidden_layers: config.layers,
-      hidden_size: config.hidden,
-      num_attention_heads: config.hidden / 64,
-      intermediate_size: Math.round((base.intermediate_size / base.hidden_size) * config.hidden),
+      ...miniBackboneSize(config.backbone, { layers: config.layers, hidden: config.hidden }),
       pad_token_id: tokenizer.padId,
     },
   });

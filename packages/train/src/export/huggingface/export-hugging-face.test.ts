@@ -1,11 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Pooling } from '@dv/core';
 import { dataExternalRoot } from '@dv/core/test-utils';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
+import { parseEncoderConfig } from '../../architectures/registry.js';
 import { readSafetensors } from '../../safetensors/index.js';
-import { parseEncoderConfig } from '../encoder-config.js';
 import type { EncoderWeight } from '../encoder-weights.js';
 import { encodeOnnx } from '../onnx/export-onnx.js';
 import { type Fixture, loadFixture } from '../test-utils/fixtures.js';
@@ -149,7 +150,7 @@ interface StJob {
   readonly remote: boolean;
 }
 
-function fixtureJob(fx: Fixture, pooling: 'cls' | 'mean', normalize: boolean): StJob {
+function fixtureJob(fx: Fixture, pooling: Pooling, normalize: boolean): StJob {
   const meta = JSON.parse(readFileSync(join(fx.dir, 'expected.json'), 'utf8')) as { texts: string[] };
   const ids = fx.expected.get('input_ids')!;
   const mask = fx.expected.get('attention_mask')!;

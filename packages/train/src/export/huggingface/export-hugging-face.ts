@@ -13,19 +13,18 @@
  *   2_Normalize/                      only when `normalize` (the module has no config)
  *   onnx/model.onnx                   optional (`withOnnx`), the same graph `exportOnnx` writes
  *
- * Layout as sentence-transformers saves a model (`SentenceTransformer.save`, v6). gte
- * "NewModel" has no built-in transformers class: its config keeps (or gets) the released
- * `auto_map` pointing at `Alibaba-NLP/new-impl`, so loading needs `trust_remote_code=True` and
- * that code (from the Hub, or a local copy); the exported sentence_bert_config.json asks for it.
+ * Layout as sentence-transformers saves a model (`SentenceTransformer.save`, v6). What differs
+ * by architecture (transformers class, tokenizer class and special tokens, usable positions,
+ * `auto_map` and `trust_remote_code` for gte NewModel's remote code) is the `huggingFace` part
+ * of its module in ../../architectures/.
  * Each file is written atomically; the folder as a whole is not (write to a fresh folder).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataError, writeBytesAtomic, writeJsonAtomic } from '@dv/core';
+import { DataError, type Pooling, writeBytesAtomic, writeJsonAtomic } from '@dv/core';
+import { architectureOf, parseEncoderConfig } from '../../architectures/registry.js';
 import { writeSafetensors } from '../../safetensors/index.js';
-import { type EncoderConfig, type EncoderModelType, parseEncoderConfig } from '../encoder-config.js';
 import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
-import type { Pooling } from '../onnx/encoder-graph.js';
 import { exportOnnx } from '../onnx/export-onnx.js';
 
 export interface HuggingFaceExportInput {
@@ -49,62 +48,6 @@ export interface HuggingFaceExportInput {
   readonly withOnnx?: boolean;
 }
 
-interface ArchitectureFiles {
-  readonly hfClass: string;
-  readonly tokenizerClass: string;
-  readonly specialTokens: Readonly<Record<string, string>>;
-  /** Positions the table cannot use (XLM-R reserves padding_idx + 1 slots). */
-  readonly positionOffset: (c: EncoderConfig) => number;
-  readonly autoMap?: Readonly<Record<string, string>>;
-  readonly trustRemoteCode: boolean;
-}
-
-const bertTokens = {
-  cls_token: '[CLS]',
-  sep_token: '[SEP]',
-  pad_token: '[PAD]',
-  unk_token: '[UNK]',
-  mask_token: '[MASK]',
-};
-const xlmrTokens = {
-  bos_token: '<s>',
-  eos_token: '</s>',
-  cls_token: '<s>',
-  sep_token: '</s>',
-  pad_token: '<pad>',
-  unk_token: '<unk>',
-  mask_token: '<mask>',
-};
-
-/** What each architecture needs in the HF folder. */
-export const huggingFaceArchitectures = Object.freeze({
-  bert: {
-    hfClass: 'BertModel',
-    tokenizerClass: 'BertTokenizer',
-    specialTokens: bertTokens,
-    positionOffset: () => 0,
-    trustRemoteCode: false,
-  },
-  'xlm-roberta': {
-    hfClass: 'XLMRobertaModel',
-    tokenizerClass: 'XLMRobertaTokenizer',
-    specialTokens: xlmrTokens,
-    positionOffset: (c) => c.pad_token_id + 1,
-    trustRemoteCode: false,
-  },
-  new: {
-    hfClass: 'NewModel',
-    tokenizerClass: 'XLMRobertaTokenizer',
-    specialTokens: xlmrTokens,
-    positionOffset: () => 0,
-    autoMap: {
-      AutoConfig: 'Alibaba-NLP/new-impl--configuration.NewConfig',
-      AutoModel: 'Alibaba-NLP/new-impl--modeling.NewModel',
-    },
-    trustRemoteCode: true,
-  },
-} as const satisfies Record<EncoderModelType, ArchitectureFiles>);
-
 /** do_lower_case as the tokenizer.json's BertNormalizer says (false when it has none). */
 function lowercases(tokenizer: Record<string, unknown>): boolean {
   const n = tokenizer.normalizer as { type?: string; lowercase?: boolean; normalizers?: unknown[] } | null;
@@ -118,7 +61,7 @@ function lowercases(tokenizer: Record<string, unknown>): boolean {
 /** Writes the HF + sentence-transformers folder `dir`; returns the paths written. */
 export async function exportHuggingFace(dir: string, input: HuggingFaceExportInput): Promise<string[]> {
   const config = parseEncoderConfig(input.config);
-  const arch: ArchitectureFiles = huggingFaceArchitectures[config.model_type];
+  const arch = architectureOf(config).huggingFace;
   const weights = toWeightMap(input.weights);
   const tokenizerBytes = readFileSync(input.tokenizerJson);
   let tokenizer: Record<string, unknown>;
@@ -131,10 +74,7 @@ export async function exportHuggingFace(dir: string, input: HuggingFaceExportInp
     throw new DataError('not a tokenizer.json: no "model" object', input.tokenizerJson);
   const maxSeqLength =
     input.maxSeqLength ?? Math.min(512, config.max_position_embeddings - arch.positionOffset(config));
-  if (
-    config.model_type !== 'new' &&
-    maxSeqLength > config.max_position_embeddings - arch.positionOffset(config)
-  ) {
+  if (arch.absolutePositions && maxSeqLength > config.max_position_embeddings - arch.positionOffset(config)) {
     throw new DataError(
       `maxSeqLength ${maxSeqLength} exceeds the ${config.max_position_embeddings}-row position table`,
     );
@@ -166,7 +106,7 @@ export async function exportHuggingFace(dir: string, input: HuggingFaceExportInp
   await json('tokenizer_config.json', {
     tokenizer_class: arch.tokenizerClass,
     ...arch.specialTokens,
-    ...(config.model_type === 'bert' ? { do_lower_case: lowercases(tokenizer) } : {}),
+    ...(arch.doLowerCase ? { do_lower_case: lowercases(tokenizer) } : {}),
     model_max_length: maxSeqLength,
     ...input.tokenizerConfig,
   });

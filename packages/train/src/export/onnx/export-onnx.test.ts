@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
+import { ropeInverseFrequencies } from '../../architectures/gte-new/rope-inverse-frequencies.js';
 import { type Fixture, fixtureNames, loadFixture, maxAbsDiff, sliceBatch } from '../test-utils/fixtures.js';
-import { ropeInverseFrequencies } from './encoder-graph.js';
 import { encodeOnnx, exportOnnx, type OnnxExportInput } from './export-onnx.js';
 
 const tolerance = 1e-5;

@@ -10,15 +10,15 @@
  * Inputs (int64, dynamic axes `batch` x `sequence`): `input_ids`, `attention_mask`, and for
  * BERT also `token_type_ids`. Outputs (float32): `last_hidden_state` [batch, sequence,
  * hidden], `sentence_embedding` [batch, hidden] (pooled as asked, L2-normalised if asked), and
- * `pooler_output` [batch, hidden] for BERT/XLM-R when the pooler weights are present. See
- * `encoder-graph.ts` for the exact forward pass of each architecture.
+ * `pooler_output` [batch, hidden] for BERT/XLM-R when the pooler weights are present. The
+ * forward pass of each architecture is its module's `onnx-graph.ts` (../../architectures/).
  */
 import { basename, dirname, join } from 'node:path';
-import { DataError, type OnnxTensor, writeBytesAtomic } from '@dv/core';
+import { DataError, type OnnxTensor, type Pooling, writeBytesAtomic } from '@dv/core';
+import { type EncoderConfig, parseEncoderConfig } from '../../architectures/registry.js';
 import { concatBytes } from '../../internal/concat-bytes.js';
-import { type EncoderConfig, parseEncoderConfig } from '../encoder-config.js';
 import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
-import { buildEncoderGraph, type Pooling } from './encoder-graph.js';
+import { buildEncoderGraph } from './encoder-graph.js';
 import { onnxIrVersion, onnxOpset } from './graph-builder.js';
 import { encodeOnnxModel, type OnnxModel } from './onnx-proto.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { parseEncoderConfig } from '../encoder-config.js';
+import { parseEncoderConfig } from '../../architectures/registry.js';
 import { findPython, pythonTimeout, runPython } from '../test-utils/python.js';
 import { miniConfigs, randomEncoderWeights } from '../test-utils/random-encoder.js';
 import { exportOnnx, type OnnxExportInput } from './export-onnx.js';

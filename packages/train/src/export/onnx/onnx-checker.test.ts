@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseEncoderConfig } from '../encoder-config.js';
+import { parseEncoderConfig } from '../../architectures/registry.js';
 import { findPython, pythonTimeout, runPython } from '../test-utils/python.js';
 import { miniConfigs, randomEncoderWeights } from '../test-utils/random-encoder.js';
 import { exportOnnx } from './export-onnx.js';

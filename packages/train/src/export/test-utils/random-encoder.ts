@@ -1,7 +1,7 @@
 // Deterministic random weights for any supported config (tests that must not need
 // data-external): N(0, 0.2^2) matrices, LayerNorm weight 1 + N(0, 0.1^2), biases N(0, 0.1^2).
 import { createRng } from '@dv/core';
-import type { EncoderConfig } from '../encoder-config.js';
+import type { EncoderConfig } from '../../architectures/registry.js';
 import { encoderWeightShapes } from '../encoder-weight-shapes.js';
 import type { EncoderWeight } from '../encoder-weights.js';
 
