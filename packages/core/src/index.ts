@@ -4,6 +4,7 @@
  */
 
 export { writeBenchSection } from './bench-doc.js';
+export { InFlight } from './concurrency/in-flight.js';
 export { Semaphore } from './concurrency/semaphore.js';
 export {
   type CpuInfo,
