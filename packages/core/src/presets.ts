@@ -20,7 +20,7 @@ const paperInput = {
   formatter: { queryPrefix: '', documentPrefix: '', joiner: ' ', instructionFirst: false, titleJoiner: ' ' },
   model: {
     backbone: 'gte-multilingual-mlm-base',
-    architecture: 'gte-new',
+    architecture: 'new',
     pooling: 'cls',
     normalize: true,
     maxQueryLength: 512,
