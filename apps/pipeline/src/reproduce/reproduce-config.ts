@@ -20,13 +20,14 @@
  *   evaluations.
  * - one labelled negative per query (the trainer's mini preset): 3 negatives and 96-token
  *   documents doubled the step time for Score +4 and p-MRR -3 on Ins-DV (one seed), so no.
- * - mean pooling instead of the trainer preset's CLS (issue 15 diagnosis, one seed, Ins-DV, 250
- *   steps): MLM pretraining never trains the [CLS] output, and fine-tuned from it the CLS query
+ * - mean pooling instead of the trainer preset's CLS (issue 15 diagnosis, Ins-DV, 250 steps):
+ *   MLM pretraining never trains the [CLS] output, and fine-tuned from it the CLS query
  *   embedding collapsed onto the lemma (cosine of the two views' queries 0.997), so the models
  *   were instruction-blind even on their own training pairs (pairwise view accuracy 51%; 62%
- *   after 750 steps, still 51% on dev; lr 2e-3: 50%). Mean pooling, same cost: training pairs
- *   82%, dev view accuracy 60% (CLS 50%), FollowIR-form p-MRR 6.8 (CLS 2.2), Score 54 (CLS 64);
- *   Ins-orig with mean pooling: dev 54.5%, p-MRR 5.1, Score 63.
+ *   after 750 steps, still 51% on dev; lr 2e-3: 50%). Mean pooling: training pairs 82%, dev
+ *   view accuracy 60 / 60% (seeds 13 / 42; CLS 50%), Ins-orig 54.5 / 56%; FollowIR-form p-MRR
+ *   6.8 / 5.3 (CLS 2.2), but Score 54 / 46 (CLS 64), and ~1.4x the step time (the CLS path
+ *   runs the last layer on the [CLS] row only).
  * - 3 seeds (the issue's minimum), 13 / 42 / 1234 as in the paper preset.
  * - trainer and MLM settings: the trainer's mini presets (@dv/core), overridden only where said.
  */
