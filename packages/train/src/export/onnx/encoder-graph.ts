@@ -24,10 +24,10 @@ export interface EncoderGraphOptions {
   /** Also output `pooler_output` (BERT/XLM-R pooler). Default: when pooler weights exist. */
   readonly poolerOutput?: boolean;
   /**
-   * Emit ONNX Runtime's fused contrib operators (`com.microsoft` Attention, MultiHeadAttention,
-   * SkipLayerNormalization, BiasGelu, Gelu, FastGelu; see onnx-layers.ts) for the transformer
-   * blocks. `false`: standard ONNX operators only, for runtimes other than ONNX Runtime.
-   * Default true.
+   * Emit ONNX Runtime's fused contrib operators (`com.microsoft`; see onnx-layers.ts) for the
+   * transformer blocks: `true` (default) = `defaultFusions` (Attention / MultiHeadAttention and
+   * BiasGelu / Gelu / FastGelu), an object picks blocks (missing ones off; `skipLayerNorm` adds
+   * SkipLayerNormalization), `false` = standard ONNX operators only, for other runtimes.
    */
   readonly fusedOps?: boolean | Partial<OnnxFusions>;
 }

@@ -5,8 +5,8 @@
  * lookups. Weights are read by their Hugging Face names (a missing or misshapen one is a
  * `DataError`) and stored as initializers of the same name.
  *
- * With `fused` (the default of the export), the composite blocks are emitted as ONNX Runtime's
- * contrib operators (domain `com.microsoft`, documented in onnxruntime's
+ * With `fused` (the export's default is `defaultFusions`: attention and GELU), the composite
+ * blocks are emitted as ONNX Runtime's contrib operators (domain `com.microsoft`, documented in onnxruntime's
  * docs/ContribOperators.md), whose CPU kernels run each block in one pass; ORT's own
  * graph-level fusions do not match the standard-op forms below. The same math:
  * - Linear + exact GELU: `BiasGelu(xW^T, b)`; the tanh approximation: `FastGelu(xW^T, b)`;
@@ -17,7 +17,7 @@
  *   with the int32 attention mask as its raw key-padding mask (masked keys get -10000 before
  *   the softmax instead of finfo(float32).min: both give exp(...) = 0 in float32);
  * - attention on projected (e.g. rotary) Q, K, V: `MultiHeadAttention(q, k, v, key_padding_mask)`.
- * Without `fused` every block uses standard ONNX operators only (any runtime).
+ * Without fusions every block uses standard ONNX operators only (any runtime).
  */
 import type { EncoderConfigBase } from '../../architectures/shared/config-fields.js';
 import { type EncoderWeights, requireWeight } from '../encoder-weights.js';
