@@ -4,6 +4,8 @@
  */
 
 export { writeBenchSection } from './bench-doc.js';
+export { InFlight } from './concurrency/in-flight.js';
+export { Semaphore } from './concurrency/semaphore.js';
 export {
   type CpuInfo,
   type CpuSample,
@@ -110,7 +112,7 @@ export {
   type ProgressOptions,
 } from './progress.js';
 export { isSecretKey, REDACTED, redactSecrets, redactText, secretValuesFromEnv } from './redact.js';
-export { createRng, type Rng } from './rng.js';
+export { createRng, DEFAULT_SEED, type Rng } from './rng.js';
 export { type RecordSchemaEntry, type RecordSchemaName, recordSchemas } from './schema-registry.js';
 export * from './schemas/benchmark.js';
 export * from './schemas/doc-attributes.js';
@@ -130,3 +132,12 @@ export * from './schemas/synthesis.js';
 export * from './schemas/synthesis-run-config.js';
 export * from './schemas/trainer-config.js';
 export * from './schemas/training-example.js';
+export { Bm25Index, type Bm25Parameters, bm25Defaults } from './search/bm25-index.js';
+export { BoundedHeap } from './search/bounded-heap.js';
+export {
+  type FlagEmbeddingRow,
+  flagEmbeddingRow,
+  type TevatronRow,
+  type TrainerRowExample,
+  tevatronRow,
+} from './trainer-rows.js';

@@ -7,6 +7,12 @@
  * Math.random.
  */
 
+/**
+ * The default seed of every seeded step that takes one (mini world, mixes, trainer, MLM): 13, the
+ * first of the run seeds 13 / 42 / 1234 (our choice; `paperPreset.seeds`). Named once here.
+ */
+export const DEFAULT_SEED = 13;
+
 function splitmix32(seed: number): () => number {
   let s = seed >>> 0;
   return () => {

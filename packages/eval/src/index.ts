@@ -99,7 +99,6 @@ export { paperTable, paperTableColumns } from './runners/paper-table.js';
 export { type RankModesOptions, rankModes } from './runners/rank-modes.js';
 export { type BenchmarkSummary, type RunBenchmarkOptions, runBenchmark } from './runners/run-benchmark.js';
 // search
-export { BoundedHeap } from './search/bounded-heap.js';
 export { type CacheStats, EmbeddingCache, embeddingCacheKey } from './search/embedding-cache.js';
 export {
   type ExactTopKOptions,

@@ -14,6 +14,7 @@ import {
   createRng,
   DataError,
   type DataMix,
+  DEFAULT_SEED,
   type DualViewExample,
   type Rng,
   type TrainingExample,
@@ -75,7 +76,7 @@ export function buildMixes(input: MixInput): Partial<Record<DataMix, MixExample[
         ? `budget N = ${n} gives the default K = N/2 = ${k} instruction examples, which is odd (All-DV needs pairs): use a budget divisible by 4 or set K (--instruction-examples) to an even number`
         : `instruction examples K must be an even number in [0, N] (got K=${k}, N=${n})`,
     );
-  const rng = createRng(input.seed ?? 13);
+  const rng = createRng(input.seed ?? DEFAULT_SEED);
   const compByOriginal = new Map(input.complements.map((c) => [c.originalId, c]));
   const paired = shuffled(
     input.originals.filter((o) => compByOriginal.has(o.id)),

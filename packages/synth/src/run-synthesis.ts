@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import {
   createProgress,
   type FormatterSettings,
+  InFlight,
   JsonlAppender,
   type ProgressMode,
   readJsonl,
@@ -38,7 +39,7 @@ import {
 import type { SynthesisBackend } from './backends/synthesis-backend.js';
 import { finalizeRun, type RunSummary } from './finalize-run.js';
 import type { GuardrailOptions } from './guardrails.js';
-import { InFlight } from './internal/in-flight.js';
+
 import { judgeAnswer } from './run/judge-answer.js';
 import { LOG_FILE, readJournal } from './run/read-journal.js';
 import { NO_USAGE, RunState } from './run/run-state.js';

@@ -81,8 +81,8 @@ describe('trainer exports', () => {
     const files = await exportForTrainers(examples, tempDir(), ['tevatron'], { formatter });
     const [a] = lines(files.tevatron!);
     expect(a!.query).toBe('query: bass only the fish');
-    // Title folded into the formatted text (Tevatron would prepend a non-empty title itself).
-    expect(a!.positive_passages).toEqual([{ docid: 'p1', title: '', text: 'passage: Bass a fish' }]);
+    // Title folded into the formatted text, and no title key (Tevatron would join title + ' ' + text).
+    expect(a!.positive_passages).toEqual([{ docid: 'p1', text: 'passage: Bass a fish' }]);
     expect((a!.negative_passages as Array<{ text: string }>).map((p) => p.text)).toEqual([
       'passage: a guitar',
       'passage: a viola',

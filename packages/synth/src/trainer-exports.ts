@@ -4,15 +4,13 @@
  * the one formatter (`formatQuery` / `formatDocument`), so every format sees the same strings,
  * prefixes included.
  *
- * - Tevatron (`tevatron/msmarco-passage` style): `{query_id, query, positive_passages:
- *   [{docid, title, text}], negative_passages: [...]}`. `text` is the formatted document (its
- *   prefix and title included) and `title` is empty, because Tevatron's data loader prepends the
- *   title itself; the query carries the query prefix the same way.
+ * - Tevatron and FlagEmbedding: the rows of @dv/core's trainer-rows.ts (`tevatronRow`,
+ *   `flagEmbeddingRow`; the same rows `dv train export --engine` writes): formatted documents
+ *   (prefix and title included) with no `title` key, the query with its prefix.
  * - sentence-transformers (a `datasets` JSON file for MultipleNegativesRankingLoss):
  *   `{anchor, positive, negative_1, ..., negative_k}`, k the same on every row (the smallest
  *   negative count among examples that have negatives, capped by `maxNegatives`), as n-tuple
  *   columns must be.
- * - FlagEmbedding (`FlagEmbedding.finetune.embedder` data): `{query, pos: [..], neg: [..]}`.
  *
  * Examples without negatives: Tevatron's and FlagEmbedding's group samplers draw
  * `train_group_size - 1` negatives from the row's list (`random.choices` / `random.sample` on an
@@ -25,10 +23,13 @@
  */
 import { join } from 'node:path';
 import {
+  createFormatter,
   defaultFormatterSettings,
   type FormatterSettings,
+  flagEmbeddingRow,
   formatDocument,
   formatQuery,
+  tevatronRow,
   writeJsonl,
 } from '@dv/core';
 import type { MixExample } from './mixes.js';
@@ -39,25 +40,11 @@ export interface ExportOptions {
 }
 
 export function toTevatron(ex: MixExample, f: FormatterSettings = defaultFormatterSettings) {
-  const p = (d: { docid: string; title: string; text: string }) => ({
-    docid: d.docid,
-    title: '',
-    text: formatDocument(f, d),
-  });
-  return {
-    query_id: ex.id,
-    query: formatQuery(f, ex.query, ex.instruction),
-    positive_passages: ex.positives.map(p),
-    negative_passages: ex.negatives.map(p),
-  };
+  return tevatronRow(ex, createFormatter(f));
 }
 
 export function toFlagEmbedding(ex: MixExample, f: FormatterSettings = defaultFormatterSettings) {
-  return {
-    query: formatQuery(f, ex.query, ex.instruction),
-    pos: ex.positives.map((d) => formatDocument(f, d)),
-    neg: ex.negatives.map((d) => formatDocument(f, d)),
-  };
+  return flagEmbeddingRow(ex, createFormatter(f));
 }
 
 export function toSentenceTransformers(
@@ -82,7 +69,10 @@ type RowWriter = (examples: MixExample[], f: FormatterSettings, o: ExportOptions
 export const trainerFormats = Object.freeze({
   tevatron: {
     file: 'tevatron.jsonl',
-    rows: ((xs, f) => withNegatives(xs).map((e) => toTevatron(e, f))) as RowWriter,
+    rows: ((xs, f) => {
+      const fmt = createFormatter(f);
+      return withNegatives(xs).map((e) => tevatronRow(e, fmt));
+    }) as RowWriter,
   },
   'sentence-transformers': {
     file: 'sentence-transformers.jsonl',
@@ -94,7 +84,10 @@ export const trainerFormats = Object.freeze({
   },
   flagembedding: {
     file: 'flagembedding.jsonl',
-    rows: ((xs, f) => withNegatives(xs).map((e) => toFlagEmbedding(e, f))) as RowWriter,
+    rows: ((xs, f) => {
+      const fmt = createFormatter(f);
+      return withNegatives(xs).map((e) => flagEmbeddingRow(e, fmt));
+    }) as RowWriter,
   },
 } as const satisfies Record<string, { file: string; rows: RowWriter }>);
 export type TrainerFormat = keyof typeof trainerFormats;

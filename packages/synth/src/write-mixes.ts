@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import {
   DataError,
   type DataMix,
+  DEFAULT_SEED,
   DualViewExample,
   type FormatterSettings,
   readJsonlAll,
@@ -84,7 +85,7 @@ export async function writeMixes(
     config: {
       budget: o.budget,
       instructionExamples: o.instructionExamples ?? o.budget / 2,
-      seed: o.seed ?? 13,
+      seed: o.seed ?? DEFAULT_SEED,
       formats: o.formats ?? [],
     },
     ...(o.formatter ? { formatter: o.formatter } : {}),

@@ -1,15 +1,9 @@
 export declare const TF_VERSION: string;
 export declare const CUDA_RUNTIME_WHEELS: readonly string[];
-export interface CudaDeviceProbeJs {
-  present: boolean;
-  evidence: string;
-}
-export declare function decideCudaDeviceJs(inputs: {
-  env: Record<string, string | undefined>;
-  exists: (path: string) => boolean;
-  nvidiaSmi: () => string | null;
-}): CudaDeviceProbeJs;
-export declare function probeCudaDevice(env?: Record<string, string | undefined>): CudaDeviceProbeJs;
+
+import type { CudaDeviceProbe } from '../../core/src/cuda-device.js';
+
+export { detectCudaDevice as probeCudaDevice } from '../../core/src/cuda-device.js';
 export interface NativeTensorFlowPlan {
   variant: 'cpu' | 'gpu';
   package: '@tensorflow/tfjs-node' | '@tensorflow/tfjs-node-gpu';
@@ -22,7 +16,7 @@ export interface NativeTensorFlowPlan {
 }
 export declare function planNativeTensorFlow(inputs: {
   env: Record<string, string | undefined>;
-  device: CudaDeviceProbeJs;
+  device: CudaDeviceProbe;
   platform: string;
   arch: string;
   installed: { cpu: boolean; gpu: boolean };

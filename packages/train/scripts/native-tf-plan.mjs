@@ -9,8 +9,6 @@
 //
 // Plain JS (no TypeScript): it runs at install time, before anything is compiled. Types in
 // native-tf-plan.d.mts; tests in src/backend/native-tf-plan.test.ts.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 
 export const TF_VERSION = '2.21.0';
 
@@ -31,43 +29,10 @@ export const CUDA_RUNTIME_WHEELS = Object.freeze([
 ]);
 
 /**
- * The same rules as @dv/core's decideCudaDevice (packages/core/src/cuda-device.ts; a test keeps the
- * two in step): DV_CUDA forces, CUDA_VISIBLE_DEVICES empty/-1/none hides, then the driver's
- * /proc file, then `nvidia-smi -L`.
+ * The device probe is @dv/core's (packages/core/src/cuda-device.js, plain JS so that this
+ * install-time script can import it before anything is built): re-exported under the set-up's name.
  */
-export function decideCudaDeviceJs({ env, exists, nvidiaSmi }) {
-  const forced = env.DV_CUDA;
-  if (forced === '0' || forced === '1') return { present: forced === '1', evidence: `DV_CUDA=${forced}` };
-  const visible = env.CUDA_VISIBLE_DEVICES;
-  if (visible !== undefined && ['', '-1', 'none', 'NoDevFiles'].includes(visible.trim()))
-    return { present: false, evidence: `CUDA_VISIBLE_DEVICES=${JSON.stringify(visible)} hides every device` };
-  if (exists('/proc/driver/nvidia/version'))
-    return { present: true, evidence: '/proc/driver/nvidia/version (NVIDIA kernel driver loaded)' };
-  const smi = nvidiaSmi();
-  if (smi !== null && /^GPU \d+:/m.test(smi)) return { present: true, evidence: 'nvidia-smi -L lists a GPU' };
-  return {
-    present: false,
-    evidence: smi === null ? 'no NVIDIA driver, no nvidia-smi' : 'nvidia-smi lists no GPU',
-  };
-}
-
-/** The real probe. */
-export function probeCudaDevice(env = process.env) {
-  return decideCudaDeviceJs({
-    env,
-    exists: existsSync,
-    nvidiaSmi: () => {
-      try {
-        return execFileSync('nvidia-smi', ['-L'], {
-          stdio: ['ignore', 'pipe', 'ignore'],
-          timeout: 5000,
-        }).toString();
-      } catch {
-        return null;
-      }
-    },
-  });
-}
+export { detectCudaDevice as probeCudaDevice } from '../../core/src/cuda-device.js';
 
 /**
  * @param {{ env: Record<string, string | undefined>, device: { present: boolean, evidence: string },

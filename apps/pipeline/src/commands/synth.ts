@@ -11,6 +11,7 @@
 import { resolve } from 'node:path';
 import {
   type DataMix,
+  DEFAULT_SEED,
   type PresetName,
   prepareOutputDir,
   presets,
@@ -257,7 +258,7 @@ sentence-transformers and FlagEmbedding files.`,
       description: 'subset, e.g. ins-orig,ins-dv (default: all four)',
       valueName: 'LIST',
     },
-    seed: { type: 'string', description: 'selection seed', valueName: 'S', default: '13' },
+    seed: { type: 'string', description: 'selection seed', valueName: 'S', default: String(DEFAULT_SEED) },
     formats: {
       type: 'string',
       description: `trainer formats: ${Object.keys(trainerFormats).join(', ')}`,
@@ -286,7 +287,7 @@ sentence-transformers and FlagEmbedding files.`,
     const maxNegatives = num(ctx, 'max-negatives');
     const outDir = requireString(ctx, 'out');
     const synthDir = requireString(ctx, 'from');
-    const seed = num(ctx, 'seed') ?? 13;
+    const seed = num(ctx, 'seed') ?? DEFAULT_SEED;
     // a folder holds one mix build: other settings need another --out or --force (which
     // removes the old mixes, so mixes.json and the manifest list exactly what is there)
     const claimed = await prepareOutputDir(outDir, {

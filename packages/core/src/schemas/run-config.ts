@@ -16,7 +16,8 @@ import { Pooling } from './pooling.js';
 export const ModelConfig = z.object({
   /** Registry name of a backbone (`mini-bert`, `gte-multilingual-mlm-base`...) or a local HF folder. */
   backbone: z.string().min(1),
-  architecture: z.enum(['bert', 'xlm-roberta', 'gte-new']),
+  /** The Hugging Face `model_type` (gte's is `new`); @dv/train's architecture registry has one module per value (checked in its test). */
+  architecture: z.enum(['bert', 'xlm-roberta', 'new']),
   pooling: Pooling.default('cls'),
   normalize: z.boolean().default(true),
   /** Tokens per query (query + instruction), special tokens included. */

@@ -13,6 +13,7 @@
  * derives the trainer's part of a run config, so a run and its training agree.
  */
 import { z } from 'zod';
+import { DEFAULT_SEED } from '../rng.js';
 import { FormatterSettings } from './formatter-settings.js';
 import {
   BatchConfig,
@@ -56,7 +57,7 @@ export const TrainerBatchConfig = BatchConfig.extend({
 export type TrainerBatchConfig = z.infer<typeof TrainerBatchConfig>;
 
 export const TrainerConfig = z.object({
-  seed: z.number().int().default(13),
+  seed: z.number().int().default(DEFAULT_SEED),
   formatter: FormatterSettings.prefault({}),
   model: TrainerModelConfig.prefault({}),
   loss: LossConfig.prefault({}),
@@ -73,7 +74,7 @@ export type TrainerConfig = z.infer<typeof TrainerConfig>;
 export type TrainerConfigInput = z.input<typeof TrainerConfig>;
 
 export const MlmConfig = z.object({
-  seed: z.number().int().default(13),
+  seed: z.number().int().default(DEFAULT_SEED),
   /** Mini backbone layout (`mini-bert` or `mini-gte`). */
   backbone: z.enum(['mini-bert', 'mini-gte']).default('mini-bert'),
   layers: z.number().int().positive().default(2),

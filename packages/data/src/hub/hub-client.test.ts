@@ -12,8 +12,8 @@ import {
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { tmpDir } from '@dv/core/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
 import { downloadDataset, downloadModel, HubError, hubCacheDir, matchGlob, nextLink } from './hub-client.js';
 
 /**

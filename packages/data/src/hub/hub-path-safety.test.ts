@@ -8,8 +8,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { tmpDir } from '@dv/core/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
 import { downloadDataset, HubError, resolveRevision } from './hub-client.js';
 
 const COMMIT = 'badc0de000000000000000000000000000000001';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { tmpDir } from '@dv/core/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
 import { downloadDataset, downloadModel } from './hub-client.js';
 import { type LoopbackHubServer, startLoopbackHubServer } from './loopback-hub-server.js';
 

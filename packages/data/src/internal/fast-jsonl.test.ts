@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpDir } from '@dv/core/test-utils';
 import { describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
 import { lineWithPassages, PassageJson, writeLines } from './fast-jsonl.js';
 
 describe('fast JSONL', () => {

@@ -1,13 +1,10 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dataExternalDir, tmpDir } from '@dv/core/test-utils';
 import { describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
 import { loadBeirFolder } from './beir-folder.js';
 
-const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
-const external = process.env.DV_DATA_EXTERNAL ?? resolve(repoRoot, '../shared/data-external');
-const msmarco = join(external, 'instructir-kaistai/msmarco_filtered');
+const msmarco = dataExternalDir('the msmarco_filtered check', 'instructir-kaistai', 'msmarco_filtered');
 
 describe('BEIR folder', () => {
   it('reads corpus, queries and qrels/test.tsv; drops queries without qrels', async () => {
@@ -34,10 +31,10 @@ describe('BEIR folder', () => {
     await expect(loadBeirFolder(dir)).rejects.toThrow(/qrels\/test\.tsv:2: qrel names unknown query "q9"/);
   });
 
-  it.skipIf(!existsSync(msmarco))(
+  it.skipIf(!msmarco)(
     'reads the real InstructIR msmarco_filtered folder (1,743 queries, one positive each)',
     async () => {
-      const set = await loadBeirFolder(msmarco, { name: 'msmarco_filtered' });
+      const set = await loadBeirFolder(msmarco!, { name: 'msmarco_filtered' });
       expect(set.corpus).toHaveLength(1743);
       expect(set.queries).toHaveLength(1743);
       for (const q of set.queries) {
@@ -46,6 +43,4 @@ describe('BEIR folder', () => {
       }
     },
   );
-  if (!existsSync(msmarco))
-    console.warn(`skipping the msmarco_filtered check: ${msmarco} is absent (set DV_DATA_EXTERNAL)`);
 });

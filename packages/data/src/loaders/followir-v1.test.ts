@@ -1,8 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataError } from '@dv/core';
+import { tmpDir } from '@dv/core/test-utils';
 import { describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
 import { loadFollowIRv1, writeFollowIRv1 } from './followir-v1.js';
 
 const jsonl = (rows: unknown[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpDir } from '@dv/core/test-utils';
 import { describe, expect, it } from 'vitest';
 import { writeParquetFixture } from '../test-utils/parquet-fixture.js';
-import { tmpDir } from '../test-utils/tmp.js';
 import { loadFollowIRv2 } from './followir-v2.js';
 
 /** A tiny `-mteb` repo snapshot: one parquet file per config, as `<config>/test-00000-of-00001.parquet`. */

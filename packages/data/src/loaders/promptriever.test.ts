@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpDir } from '@dv/core/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type ColumnKind, writeParquetFixture } from '../test-utils/parquet-fixture.js';
-import { tmpDir } from '../test-utils/tmp.js';
 import { readPromptriever } from './promptriever.js';
 
 const passage = { docid: 'string', title: 'string', text: 'string' } as const;

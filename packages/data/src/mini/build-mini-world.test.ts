@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { SeedExample, TrainingExample } from '@dv/core';
+import { tmpDir } from '@dv/core/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
 import { loadWordNet, type Synset, type WordNet, wordnetDbPath } from '../wordnet/load-wordnet.js';
 import { buildMiniWorld, type MiniWorldBuild } from './build-mini-world.js';
 import { loadMiniWorld, type MiniWorld } from './load-mini-world.js';

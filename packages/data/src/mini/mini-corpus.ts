@@ -4,7 +4,7 @@
  * senses. Everything downstream (seeds, general data, benchmarks) reads from this.
  */
 import type { Passage } from '@dv/core';
-import { Bm25Index } from '../internal/bm25.js';
+import { Bm25Search } from '../internal/bm25.js';
 import type { WordNet } from '../wordnet/load-wordnet.js';
 import { type EntryFacts, entryDocument, entryFacts } from './entry-document.js';
 
@@ -16,7 +16,7 @@ export interface MiniCorpus {
   facts: Map<string, EntryFacts>;
   /** docid -> position in `docs` (and in `index`). */
   position: Map<string, number>;
-  index: Bm25Index;
+  index: Bm25Search;
   /** Hypernym id -> direct hyponym ids (from the `@` / `@i` chains), most familiar first. */
   children: Map<string, string[]>;
 }
@@ -44,6 +44,6 @@ export function buildMiniCorpus(wn: WordNet): MiniCorpus {
   for (const list of children.values()) {
     list.sort((a, b) => (wn.tagCounts.get(b) ?? 0) - (wn.tagCounts.get(a) ?? 0) || (a < b ? -1 : 1));
   }
-  const index = new Bm25Index(docs.map((d) => `${d.title} ${d.text}`));
+  const index = new Bm25Search(docs.map((d) => `${d.title} ${d.text}`));
   return { wn, docs, byId, facts, position, index, children };
 }

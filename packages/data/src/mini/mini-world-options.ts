@@ -3,13 +3,14 @@
  * docs/architecture.md: 1,000-2,000 test topics for stable paired comparisons; the prototype trained on
  * 4,000 lemmas / 8k examples, so every remaining lemma goes to training by default.
  */
+import { DEFAULT_SEED } from '@dv/core';
 import { z } from 'zod';
 import { MINI_LEVERS } from './constraint.js';
 import { SEED_STYLES } from './instruction-templates.js';
 
 export const MiniWorldOptions = z.object({
   /** Seed of every random choice (splits, positives, levers, templates). Same seed, same bytes. */
-  seed: z.number().int().default(13),
+  seed: z.number().int().default(DEFAULT_SEED),
   /** Lemmas held out for the FollowIR-form and InfoSearch-style benchmarks. */
   testLemmas: z.number().int().min(1).default(1500),
   /** Lemmas for the dev seed set. */

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { tmpDir } from '@dv/core/test-utils';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { parquetWriteFile } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
 import { parquetRowCount, readParquetRows, streamParquetRows } from './read-parquet.js';
 
 /**

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataError } from '@dv/core';
+import { tmpDir } from '@dv/core/test-utils';
 import { describe, expect, it } from 'vitest';
-import { tmpDir } from '../test-utils/tmp.js';
 import { loadWordNet, parseDataLine, splitGloss, wordnetDbPath } from './load-wordnet.js';
 
 // Lines in the exact wndb(5WN) format (hand-made, tiny).

@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonl, readLines } from '@dv/core';
+import { dataExternalDir } from '@dv/core/test-utils';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { externalDataDir } from '../internal/external-data.js';
 import { evaluateRun } from '../metrics/evaluate-run.js';
 import { Bm25Ranker } from './bm25.js';
 import { lexicalTokens } from './lexical-tokenize.js';
@@ -45,21 +44,19 @@ describe('BM25', () => {
 });
 
 describe('BM25 on InstructIR msmarco_filtered (third-party data)', () => {
-  const dir = join(externalDataDir(), 'instructir-kaistai', 'msmarco_filtered');
-  const present = existsSync(join(dir, 'corpus.jsonl'));
-  if (!present) console.warn(`skipping the msmarco_filtered BM25 check: ${dir} is absent`);
-  it.skipIf(!present)('gives a sensible MRR@10', async () => {
+  const dir = dataExternalDir('the msmarco_filtered BM25 check', 'instructir-kaistai', 'msmarco_filtered');
+  it.skipIf(!dir)('gives a sensible MRR@10', async () => {
     const corpus: Array<{ id: string; text: string }> = [];
     const Row = z.object({ _id: z.string(), title: z.string().default(''), text: z.string() });
-    for await (const o of readJsonl(join(dir, 'corpus.jsonl'), Row)) {
+    for await (const o of readJsonl(join(dir!, 'corpus.jsonl'), Row)) {
       corpus.push({ id: o._id, text: `${o.title} ${o.text}`.trim() });
     }
     const queries: Array<{ id: string; text: string }> = [];
-    for await (const o of readJsonl(join(dir, 'queries.jsonl'), Row)) {
+    for await (const o of readJsonl(join(dir!, 'queries.jsonl'), Row)) {
       queries.push({ id: o._id, text: o.text });
     }
     const qrels = new Map<string, Map<string, number>>();
-    for await (const line of readLines(join(dir, 'qrels', 'test.tsv'))) {
+    for await (const line of readLines(join(dir!, 'qrels', 'test.tsv'))) {
       const [q, d, s] = line.text.split('\t');
       if (line.number === 1 || !q || !d) continue;
       if (!qrels.has(q)) qrels.set(q, new Map());

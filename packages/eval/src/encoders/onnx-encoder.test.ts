@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRng } from '@dv/core';
+import { dataExternalDir } from '@dv/core/test-utils';
 import {
   type EncoderWeight,
   encoderWeightShapes,
@@ -12,7 +13,6 @@ import {
   wordPieceTokenizerJson,
 } from '@dv/train';
 import { describe, expect, it } from 'vitest';
-import { externalDataDir } from '../internal/external-data.js';
 import { modelMaxLength, OnnxEncoder } from './onnx-encoder.js';
 
 /** A minimal BERT-style WordPiece tokenizer.json over a 16-token vocabulary. */
@@ -113,22 +113,20 @@ describe('ONNX encoder (tiny model from the @dv/train exporter)', () => {
 });
 
 describe('ONNX encoder vs Hugging Face reference outputs (third-party fixture)', () => {
-  const fx = join(externalDataDir(), 'models', 'tiny-bert-uncased-wordpiece');
-  const present = existsSync(join(fx, 'model.safetensors'));
-  if (!present) console.warn(`skipping the HF reference check: ${fx} is absent`);
+  const fx = dataExternalDir('the HF reference check', 'models', 'tiny-bert-uncased-wordpiece');
 
-  it.skipIf(!present)(
+  it.skipIf(!fx)(
     'real bert-base-uncased tokenizer + exported model match transformers (CLS and mean)',
     async () => {
-      const expected = JSON.parse(readFileSync(join(fx, 'expected.json'), 'utf8')) as {
+      const expected = JSON.parse(readFileSync(join(fx!, 'expected.json'), 'utf8')) as {
         texts: string[];
         tensors: Record<string, { shape: number[]; data: number[][] }>;
       };
-      const config = parseEncoderConfig(JSON.parse(readFileSync(join(fx, 'config.json'), 'utf8')));
-      const weights = encoderWeightsFromSafetensors(readSafetensors(join(fx, 'model.safetensors')));
+      const config = parseEncoderConfig(JSON.parse(readFileSync(join(fx!, 'config.json'), 'utf8')));
+      const weights = encoderWeightsFromSafetensors(readSafetensors(join(fx!, 'model.safetensors')));
       const dir = mkdtempSync(join(tmpdir(), 'dv-onnx-hf-'));
       exportOnnx(join(dir, 'model.onnx'), { config, weights, pooling: 'cls', normalize: true });
-      const opts = { modelPath: join(dir, 'model.onnx'), tokenizerPath: join(fx, 'tokenizer.json') };
+      const opts = { modelPath: join(dir, 'model.onnx'), tokenizerPath: join(fx!, 'tokenizer.json') };
       for (const [pooling, key] of [
         ['model', 'cls_normalized_f32'],
         ['mean', 'mean_normalized_f32'],

@@ -19,6 +19,7 @@ import {
   type FormatterSettings,
   JsonlAppender,
   readJsonl,
+  Semaphore,
 } from '@dv/core';
 import OpenAI from 'openai';
 import { z } from 'zod';
@@ -163,22 +164,15 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
     const size = this.options.batchSize ?? 64;
     const batches: number[] = [];
     for (let s = 0; s < todo.length; s += size) batches.push(s);
-    let next = 0;
-    const worker = async () => {
-      while (next < batches.length) {
-        const s = batches[next++]!;
-        const vecs = await this.request(todo.slice(s, s + size));
-        vecs.forEach((v, j) => {
-          if (this.options.normalize ?? true) l2Normalize(v, v.length);
-          const k = todoKeys[s + j]!;
-          this.memory.set(k, v);
-          this.appender?.append({ key: k, v: toB64(v) });
-        });
-      }
-    };
-    await Promise.all(
-      Array.from({ length: Math.min(this.options.concurrency ?? 4, batches.length) }, worker),
-    );
+    await new Semaphore(this.options.concurrency ?? 4).map(batches, async (s) => {
+      const vecs = await this.request(todo.slice(s, s + size));
+      vecs.forEach((v, j) => {
+        if (this.options.normalize ?? true) l2Normalize(v, v.length);
+        const k = todoKeys[s + j]!;
+        this.memory.set(k, v);
+        this.appender?.append({ key: k, v: toB64(v) });
+      });
+    });
     return keys.map((k) => this.memory.get(k)!);
   }
 

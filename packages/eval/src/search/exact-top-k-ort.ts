@@ -10,10 +10,11 @@
  * 8,192 took 1.3x, 4,096 1.7x and 2,048 2.6x the CPU time (more TopK and merge passes), 32,768
  * the same. The session is `cpuSessionOptions` (no spinning pool threads).
  */
+
+import { BoundedHeap } from '@dv/core';
 import type * as Ort from 'onnxruntime-node';
 import { gemmTopKOnnxModel } from '../internal/gemm-onnx-model.js';
 import { cpuSessionOptions, loadOnnxRuntime } from '../internal/onnxruntime.js';
-import { BoundedHeap } from './bounded-heap.js';
 import type { ExactTopKOptions, TopKResult } from './exact-top-k.js';
 
 let sessionPromise: Promise<Ort.InferenceSession> | null = null;

@@ -1,6 +1,5 @@
 import { createRng } from '@dv/core';
 import { describe, expect, it } from 'vitest';
-import { BoundedHeap } from './bounded-heap.js';
 import { exactTopK, l2Normalize } from './exact-top-k.js';
 import { exactTopKOrt } from './exact-top-k-ort.js';
 
@@ -80,26 +79,5 @@ describe('exact top-k', () => {
   it('l2Normalize gives unit rows and leaves zero rows alone', () => {
     const m = l2Normalize(new Float32Array([3, 4, 0, 0]), 2);
     expect([...m]).toEqual([Math.fround(0.6), Math.fround(0.8), 0, 0]);
-  });
-});
-
-describe('BoundedHeap', () => {
-  it('keeps the k best with deterministic ties', () => {
-    const h = new BoundedHeap(3);
-    [
-      [1, 0],
-      [5, 1],
-      [3, 2],
-      [5, 3],
-      [0, 4],
-      [3, 5],
-    ].forEach(([s, i]) => {
-      h.push(s!, i!);
-    });
-    expect(h.sorted()).toEqual([
-      { score: 5, index: 1 },
-      { score: 5, index: 3 },
-      { score: 3, index: 2 },
-    ]);
   });
 });

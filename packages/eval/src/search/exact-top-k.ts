@@ -9,7 +9,7 @@
  * summation order). Result rows are sorted by score descending, ties by doc index ascending;
  * a row has min(k, nd) entries.
  */
-import { BoundedHeap } from './bounded-heap.js';
+import { BoundedHeap } from '@dv/core';
 
 export interface TopKResult {
   k: number;

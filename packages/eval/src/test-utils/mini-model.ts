@@ -3,10 +3,10 @@
  * (`exportHuggingFace` with `withOnnx`), for encoder tests. Deterministic: same name, pooling
  * and seed give the same folder. Not part of the public API.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pooling } from '@dv/core';
+import { tmpDir } from '@dv/core/test-utils';
 import {
   type BackendChoice,
   createMiniEncoder,
@@ -38,7 +38,7 @@ export async function miniModelFolder(
 ): Promise<MiniModelFolder> {
   await initBackend(options.backend ? { backend: options.backend } : {});
   const tokenizer = await trainWordPiece(miniCorpus, { vocabSize: 60 });
-  const root = mkdtempSync(join(tmpdir(), `dv-eval-${name}-`));
+  const root = tmpDir(`dv-eval-${name}-`);
   const tokenizerJson = join(root, 'tokenizer.source.json');
   writeFileSync(tokenizerJson, tokenizer.json);
   const encoder = createMiniEncoder(name, {

@@ -22,11 +22,10 @@
  * - The API key is read from the environment variable named by `apiKeyEnv` and never appears
  *   in errors: messages are redacted with the key before they leave this module.
  */
-import { redactText, secretValuesFromEnv, type TokenUsage } from '@dv/core';
+import { redactText, Semaphore, secretValuesFromEnv, type TokenUsage } from '@dv/core';
 import OpenAI from 'openai';
 import { backoffDelay, retryAfterMs, sleep } from '../internal/backoff.js';
 import { createHttpFetch } from '../internal/http-fetch.js';
-import { Semaphore } from '../internal/semaphore.js';
 import type { UsageLedger } from '../usage-ledger.js';
 import {
   type BackendAnswer,

@@ -1,12 +1,12 @@
-// Writes seed fixtures to a temp JSONL file for engine tests.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// Writes seed fixtures to a temp JSONL file for engine tests (temp folders: @dv/core's tmpDir,
+// removed after each test file).
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SeedExampleInput } from '@dv/core';
+import { tmpDir } from '@dv/core/test-utils';
 
-export function tempDir(prefix = 'dv-synth-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+/** @dv/core's test temp-dir helper under the name the synth tests use. */
+export const tempDir = (prefix = 'dv-synth-'): string => tmpDir(prefix);
 
 export function writeSeeds(seeds: SeedExampleInput[], dir = tempDir()): string {
   const path = join(dir, 'seeds.jsonl');

@@ -1,4 +1,4 @@
-import { DataError } from '@dv/core';
+import { DataError, ModelConfig } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../backend/init-backend.js';
 import { tf } from '../backend/tf.js';
@@ -21,6 +21,10 @@ describe('architecture registry', async () => {
       const config = parseEncoderConfig(configs[type as keyof typeof configs]);
       expect(architectureOf(config)).toBe(arch);
     }
+  });
+
+  it("has one module for each architecture a run config may name (RunConfig's model.architecture)", () => {
+    expect([...ModelConfig.shape.architecture.options].sort()).toEqual(Object.keys(architectures).sort());
   });
 
   it('refuses an unknown model_type with a DataError naming the file', () => {

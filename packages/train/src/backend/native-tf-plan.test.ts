@@ -1,10 +1,6 @@
-import { decideCudaDevice } from '@dv/core';
+import { detectCudaDevice } from '@dv/core';
 import { describe, expect, it } from 'vitest';
-import {
-  CUDA_RUNTIME_WHEELS,
-  decideCudaDeviceJs,
-  planNativeTensorFlow,
-} from '../../scripts/native-tf-plan.mjs';
+import { CUDA_RUNTIME_WHEELS, planNativeTensorFlow, probeCudaDevice } from '../../scripts/native-tf-plan.mjs';
 
 const gpu = { present: true, evidence: 'nvidia-smi -L lists a GPU' };
 const none = { present: false, evidence: 'no NVIDIA driver, no nvidia-smi' };
@@ -78,20 +74,7 @@ describe('planNativeTensorFlow (install-time choice of the native TensorFlow bui
     expect(p.variant).toBe('gpu');
   });
 
-  it("the install-time device probe follows the same rules as @dv/train's decideCudaDevice", () => {
-    const table: Array<[Record<string, string>, string[], string | null]> = [
-      [{}, ['/proc/driver/nvidia/version'], null],
-      [{}, [], 'GPU 0: NVIDIA H200 (UUID: GPU-1)\n'],
-      [{}, [], 'No devices were found\n'],
-      [{}, [], null],
-      [{ DV_CUDA: '0' }, ['/proc/driver/nvidia/version'], null],
-      [{ DV_CUDA: '1' }, [], null],
-      [{ CUDA_VISIBLE_DEVICES: '-1' }, ['/proc/driver/nvidia/version'], 'GPU 0: x'],
-      [{ CUDA_VISIBLE_DEVICES: '0' }, [], 'GPU 0: x'],
-    ];
-    for (const [env, files, smi] of table) {
-      const inputs = { env, exists: (p: string) => files.includes(p), nvidiaSmi: () => smi };
-      expect(decideCudaDeviceJs(inputs)).toEqual(decideCudaDevice(inputs));
-    }
+  it("the install-time set-up probes the device with @dv/core's probe (one implementation)", () => {
+    expect(probeCudaDevice).toBe(detectCudaDevice);
   });
 });

@@ -14,10 +14,11 @@
  *    batch, our schedule), `settings.json` (`sentenceTransformersSettings`). Same settings as
  *    our trainer; tested for real under torchrun.
  *  - flagembedding: `train.jsonl` rows `{query, pos, neg}` as FlagEmbedding's
- *    AbsEmbedderTrainDataset reads them; the launch line of its encoder-only trainer.
+ *    AbsEmbedderTrainDataset reads them (@dv/core's `flagEmbeddingRow`); the launch line of its
+ *    encoder-only trainer.
  *  - tevatron: `train.jsonl` rows `{query_id, query, positive_passages, negative_passages}`
- *    (passages as `{docid, text}` with the formatted text, no title key: Tevatron joins
- *    title + ' ' + text, which would differ from our formatter); Tevatron's train driver.
+ *    (@dv/core's `tevatronRow`: passages as `{docid, text}` with the formatted text, no title
+ *    key); Tevatron's train driver.
  * FlagEmbedding and Tevatron know neither dual-view pairs nor false-negative masking: their
  * README says so.
  */
@@ -28,8 +29,10 @@ import {
   createFormatter,
   DataError,
   type Formatter,
+  flagEmbeddingRow,
   type TrainerConfig,
   type TrainingExample,
+  tevatronRow,
   writeAtomic,
   writeFileAtomic,
   writeJsonAtomic,
@@ -192,6 +195,18 @@ shuffled); no evaluation callback.
   };
 }
 
+/** The Hugging Face `TrainingArguments` both FlagEmbedding's and Tevatron's drivers take, from our config. */
+function hfTrainingArguments(c: TrainerConfig): string[] {
+  return [
+    `--weight_decay ${c.optimizer.weightDecay}`,
+    `--max_grad_norm ${c.optimizer.gradClipNorm ?? 0}`,
+    `--logging_steps ${c.logEverySteps}`,
+    `--save_steps ${c.checkpoint.everySteps}`,
+    `--save_total_limit ${c.checkpoint.keepLast}`,
+    `--seed ${c.seed}`,
+  ];
+}
+
 function flagEmbeddingLaunch(o: EngineExportOptions): string {
   const c = o.config;
   const n = o.nprocPerNode ?? 1;
@@ -213,12 +228,7 @@ function flagEmbeddingLaunch(o: EngineExportOptions): string {
     `--gradient_accumulation_steps ${c.batch.gradAccumulation}`,
     `--warmup_ratio ${c.schedule.warmupRatio}`,
     `--lr_scheduler_type ${c.schedule.name === 'constant' ? 'constant_with_warmup' : 'linear'}`,
-    `--weight_decay ${c.optimizer.weightDecay}`,
-    `--max_grad_norm ${c.optimizer.gradClipNorm ?? 0}`,
-    `--logging_steps ${c.logEverySteps}`,
-    `--save_steps ${c.checkpoint.everySteps}`,
-    `--save_total_limit ${c.checkpoint.keepLast}`,
-    `--seed ${c.seed}`,
+    ...hfTrainingArguments(c),
     '--dataloader_drop_last False',
   ];
   return args.join(' \\\n  ');
@@ -245,12 +255,7 @@ function tevatronLaunch(o: EngineExportOptions): string {
     `--learning_rate ${c.optimizer.lr}`,
     c.batch.steps ? `--max_steps ${c.batch.steps}` : `--num_train_epochs ${c.batch.epochs}`,
     `--warmup_ratio ${c.schedule.warmupRatio}`,
-    `--weight_decay ${c.optimizer.weightDecay}`,
-    `--max_grad_norm ${c.optimizer.gradClipNorm ?? 0}`,
-    `--logging_steps ${c.logEverySteps}`,
-    `--save_steps ${c.checkpoint.everySteps}`,
-    `--save_total_limit ${c.checkpoint.keepLast}`,
-    `--seed ${c.seed}`,
+    ...hfTrainingArguments(c),
     '--attn_implementation sdpa',
   ];
   return args.join(' \\\n  ');
@@ -310,30 +315,8 @@ export async function exportForEngine(o: EngineExportOptions): Promise<EngineExp
   let r: Omit<EngineExportResult, 'engine' | 'out'>;
   if (o.engine === 'sentence-transformers') r = await writeSentenceTransformers(o, f, out);
   else if (o.engine === 'flagembedding')
-    r = await writeRows(
-      o,
-      out,
-      (e) => ({
-        query: f.query(e.query, e.instruction),
-        pos: e.positives.map((p) => f.document(p)),
-        neg: e.negatives.map((p) => f.document(p)),
-      }),
-      flagEmbeddingLaunch(o),
-      'FlagEmbedding',
-    );
-  else
-    r = await writeRows(
-      o,
-      out,
-      (e) => ({
-        query_id: e.id,
-        query: f.query(e.query, e.instruction),
-        positive_passages: e.positives.map((p) => ({ docid: p.docid, text: f.document(p) })),
-        negative_passages: e.negatives.map((p) => ({ docid: p.docid, text: f.document(p) })),
-      }),
-      tevatronLaunch(o),
-      'Tevatron',
-    );
+    r = await writeRows(o, out, (e) => flagEmbeddingRow(e, f), flagEmbeddingLaunch(o), 'FlagEmbedding');
+  else r = await writeRows(o, out, (e) => tevatronRow(e, f), tevatronLaunch(o), 'Tevatron');
   await writeManifest(out, {
     kind: `train-export-${o.engine}`,
     command: o.command,

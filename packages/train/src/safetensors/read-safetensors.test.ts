@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataError } from '@dv/core';
 import { describe, expect, it } from 'vitest';
+import { tinyModelDir } from '../test-utils/tiny-model-dir.js';
 import {
   bf16ToFloat32,
   encodeSafetensors,
@@ -15,7 +16,6 @@ import {
   tensorToFloat32,
   writeSafetensors,
 } from './index.js';
-import { tinyModelDir } from './test-utils/data-external.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'dv-st-'));
 

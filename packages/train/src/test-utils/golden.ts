@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { tf } from '../backend/tf.js';
 import { TransformerEncoder } from '../encoders/transformer-encoder.js';
 import { readSafetensors, type SafetensorsTensor, tensorToFloat32 } from '../safetensors/index.js';
-import { dataExternalDir } from './data-external.js';
+import { tinyModelDir } from './tiny-model-dir.js';
 
 export const goldenFixtures = [
   'tiny-bert-uncased-wordpiece',
@@ -13,9 +13,7 @@ export const goldenFixtures = [
   'tiny-gte-multilingual-newmodel',
 ] as const;
 
-export function fixtureDir(name: string): string | undefined {
-  return dataExternalDir('models', name);
-}
+export const fixtureDir = tinyModelDir;
 
 /** Largest |a - b| over all elements. */
 export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dataExternalDir } from '@dv/core/test-utils';
 import { describe, expect, it } from 'vitest';
-import { dataExternalDir } from '../test-utils/data-external.js';
 import { HfTokenizer } from './hf-tokenizer.js';
 
-const models = dataExternalDir('models');
-if (!models) console.warn('skipping tokenizer fixture tests: ../shared/data-external/models is absent');
+const models = dataExternalDir('the tokenizer fixture tests', 'models');
 
 interface Fixture {
   texts: string[];

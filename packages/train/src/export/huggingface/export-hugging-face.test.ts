@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pooling } from '@dv/core';
+import { dataExternalRoot } from '@dv/core/test-utils';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { parseEncoderConfig } from '../../architectures/registry.js';
 import { readSafetensors } from '../../safetensors/index.js';
-import { dataExternal } from '../../safetensors/test-utils/data-external.js';
 import type { EncoderWeight } from '../encoder-weights.js';
 import { encodeOnnx } from '../onnx/export-onnx.js';
 import { type Fixture, loadFixture } from '../test-utils/fixtures.js';
@@ -208,7 +208,7 @@ describe('sentence-transformers loads the export (Python reference stack)', () =
         config: raw,
         weights: randomEncoderWeights(parseEncoderConfig(raw), 11),
         tokenizerJson: join(
-          dataExternal,
+          dataExternalRoot(),
           'models',
           'bert-base-uncased-tokenizer-json',
           'bert-base-uncased.tokenizer.json',

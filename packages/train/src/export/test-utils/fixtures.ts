@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readSafetensors, type SafetensorsTensor } from '../../safetensors/index.js';
-import { tinyModelDir } from '../../safetensors/test-utils/data-external.js';
+import { tinyModelDir } from '../../test-utils/tiny-model-dir.js';
 import { type EncoderWeight, encoderWeightsFromSafetensors } from '../encoder-weights.js';
 
 export const fixtureNames = [

@@ -1,7 +1,9 @@
 /**
  * Is there an NVIDIA CUDA device on this machine? The one probe shared by the tfjs-node-gpu
- * selection (@dv/train) and ONNX Runtime's CUDA execution provider (@dv/eval); in @dv/core so
- * that importing @dv/eval does not load tfjs.
+ * selection (@dv/train, also its install-time set-up `packages/train/scripts/setup-native-tf.mjs`)
+ * and ONNX Runtime's CUDA execution provider (@dv/eval); in @dv/core so that importing @dv/eval
+ * does not load tfjs. Plain JavaScript (types in cuda-device.d.ts; `pnpm build` copies both into
+ * dist/) because the set-up runs at install time, before anything is compiled and without tsx.
  *
  * Evidence, first match wins: `DV_CUDA=0|1` forces the answer; `CUDA_VISIBLE_DEVICES` set to
  * `-1`, empty or `none` hides every device (CUDA's own convention); the kernel driver's
@@ -11,22 +13,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-export interface CudaDeviceProbe {
-  present: boolean;
-  /** How it was decided, for messages (`DV_CUDA=1`, `/proc/driver/nvidia/version`, ...). */
-  evidence: string;
-}
-
-export interface CudaProbeInputs {
-  env: Record<string, string | undefined>;
-  /** Does this path exist? */
-  exists: (path: string) => boolean;
-  /** stdout of `nvidia-smi -L`, or null when it cannot run. */
-  nvidiaSmi: () => string | null;
-}
-
-/** Pure decision over the probe inputs (tested with fakes; `detectCudaDevice` feeds the real ones). */
-export function decideCudaDevice(inputs: CudaProbeInputs): CudaDeviceProbe {
+/**
+ * Pure decision over the probe inputs (tested with fakes; `detectCudaDevice` feeds the real ones).
+ */
+export function decideCudaDevice(inputs) {
   const forced = inputs.env.DV_CUDA;
   if (forced === '0' || forced === '1') return { present: forced === '1', evidence: `DV_CUDA=${forced}` };
   const visible = inputs.env.CUDA_VISIBLE_DEVICES;
@@ -42,7 +32,10 @@ export function decideCudaDevice(inputs: CudaProbeInputs): CudaDeviceProbe {
   };
 }
 
-export function detectCudaDevice(env: Record<string, string | undefined> = process.env): CudaDeviceProbe {
+/**
+ * The real probe: this machine's files and `nvidia-smi -L` (5 s timeout).
+ */
+export function detectCudaDevice(env = process.env) {
   return decideCudaDevice({
     env,
     exists: existsSync,

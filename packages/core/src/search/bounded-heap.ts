@@ -1,5 +1,6 @@
 /**
- * A bounded min-heap keeping the k best (score, index) pairs seen: the root is the worst kept
+ * The workspace's one top-k heap (dense exact search and BM25 in @dv/eval, distractor mining in
+ * @dv/data): a bounded min-heap keeping the k best (score, index) pairs seen: the root is the worst kept
  * item, so a new item enters only when it beats the root. Order: higher score is better; on
  * equal scores the lower index is better (deterministic; items usually arrive in increasing
  * index order, so a tie with the root never displaces it).
