@@ -21,16 +21,18 @@ describe('built dv bin', () => {
     expect(built.stdout).toMatch(/dv bin: built/);
     const qrels = join(out, 'qrels.txt');
     const runFile = join(out, 'run.txt');
+    const corpus = join(out, 'corpus.jsonl');
+    writeFileSync(corpus, '{"id":"d1","text":"a b"}\n');
     writeFileSync(qrels, 'q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n');
     writeFileSync(runFile, 'q1 Q0 b 1 2.0 t\nq1 Q0 a 2 1.0 t\nq2 Q0 c 1 3.0 t\nq2 Q0 d 2 1.0 t\n');
     const both = async (args: string[]) => {
       const go = async (argv: string[]) => {
         try {
           const r = await run(process.execPath, argv, { env: { ...process.env, npm_lifecycle_event: '' } });
-          return { code: 0, stdout: r.stdout };
+          return { code: 0, stdout: r.stdout, stderr: r.stderr };
         } catch (err) {
-          const e = err as { code: number; stdout: string };
-          return { code: e.code, stdout: e.stdout };
+          const e = err as { code: number; stdout: string; stderr: string };
+          return { code: e.code, stdout: e.stdout, stderr: e.stderr };
         }
       };
       const bin = await go([join(out, 'dv.js'), ...args]);
@@ -41,10 +43,32 @@ describe('built dv bin', () => {
       ['--help'],
       ['eval', 'trec', '--qrels', qrels, '--run', runFile, '--measures', 'ndcg_cut.10,map,recip_rank'],
       ['eval', 'trec', '--no-such-option'],
+      // a model kind registered by the CLI itself (tfjs:DIR): the bundle must keep the registration
+      [
+        'eval',
+        'encode',
+        '--model',
+        `tfjs:${join(out, 'no-model')}`,
+        '--corpus',
+        corpus,
+        '--out',
+        join(out, 'enc'),
+      ],
     ]) {
       const { bin, src } = await both(args);
       expect(bin).toEqual(src);
     }
+    const noModel = await both([
+      'eval',
+      'encode',
+      '--model',
+      `tfjs:${join(out, 'no-model')}`,
+      '--corpus',
+      corpus,
+      '--out',
+      join(out, 'enc'),
+    ]);
+    expect(noModel.bin.stderr).toMatch(/model folder not found/);
     const { bin } = await both(['eval', 'trec', '--qrels', qrels, '--run', runFile, '--measures', 'map']);
     expect(bin.code).toBe(0);
     expect(bin.stdout).toMatch(/^map\s+all\s+0\.\d{4}/m);

@@ -128,7 +128,10 @@ describe.skipIf(!online)('the packages installed from their tarballs by plain np
       expect(list).toContain('package/dist/index.d.ts');
       expect(list).not.toMatch(/test-utils|\.test\.(ts|js)/);
     }
-    expect(await sh('tar', ['-tzf', tgz.train!], root)).toContain('package/scripts/setup-native-tf.mjs');
+    const trainFiles = await sh('tar', ['-tzf', tgz.train!], root);
+    expect(trainFiles).toContain('package/scripts/setup-native-tf.mjs');
+    // the fused kernels' sources, which the consumer's set-up compiles
+    expect(trainFiles).toContain('package/native/kernels/residual_layer_norm.inc');
   });
 
   it('@dv/eval without @dv/train: validate a JSONL, nDCG@10 and p-MRR, with no TensorFlow installed', async () => {
@@ -209,6 +212,7 @@ console.log(JSON.stringify({ choice: backend.choice, tf: backend.tensorflowVersi
     const out = JSON.parse(await lastJsonLine(process.execPath, ['encode.mjs'], dir));
     if (native) {
       expect(setup).toMatch(/ready/);
+      expect(setup).not.toMatch(/fused kernels not built/);
       expect(out.choice).toBe('tensorflow');
       expect(out.tf).toMatch(/^2\./);
     }

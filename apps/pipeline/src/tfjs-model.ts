@@ -17,4 +17,10 @@ export const tfjsModelFactory: ModelFactory = {
   },
 };
 
-registerModelFactory('tfjs', tfjsModelFactory);
+/**
+ * Registers `tfjs:DIR` with @dv/eval's model registry (idempotent). An explicit call, not an
+ * import side effect: the package is `sideEffects: false`, so the bin's bundler drops bare imports.
+ */
+export function registerTfjsModel(): void {
+  registerModelFactory('tfjs', tfjsModelFactory);
+}

@@ -50,6 +50,12 @@ describe('synthesis registries', () => {
 });
 
 describe('synthesisConfigFromPreset', () => {
+  it('lexical and lexical-text judge title and text only; lexical-metadata also reads the metadata', () => {
+    expect(createJudge('lexical', undefined).name).toBe('lexical');
+    expect(createJudge('lexical-text', undefined).name).toBe('lexical');
+    expect(createJudge('lexical-metadata', undefined).name).toBe('lexical-metadata');
+  });
+
   it('gives an endpoint 16 requests in flight under mini unless told, and keeps the paper value', () => {
     expect(synthesisConfigFromPreset('mini', { backend: 'openai' }).concurrency).toBe(16);
     expect(synthesisConfigFromPreset('mini', { backend: 'openai', concurrency: 3 }).concurrency).toBe(3);

@@ -1073,7 +1073,7 @@ export const CASES: BadInputCase[] = [
     'synth-judge',
     'unknown --judge',
     ['--judge', 'oracle'],
-    /--judge must be one of lexical, lexical-text, llm, none, got 'oracle'/,
+    /--judge must be one of lexical, lexical-text, lexical-metadata, llm, none, got 'oracle'/,
   ),
   synthUsage(
     'synth-judge-threshold',

@@ -38,9 +38,12 @@ import {
   UnknownTaskError,
 } from '@dv/eval';
 import { type Command, enumOption, numberOption, requireString, UsageError } from '../cli-kit.js';
+import { registerTfjsModel } from '../tfjs-model.js';
 import { encodeCommand, rankerWithEmbeddings } from './eval-encode.js';
 import { formatterFrom, formatterOptions } from './formatter-options.js';
-import '../tfjs-model.js';
+
+// `tfjs:DIR` models (@dv/eval alone knows none); `dv eval encode` is a subcommand, so it has them too.
+registerTfjsModel();
 
 const trecCommand: Command = {
   name: 'trec',

@@ -8,7 +8,15 @@
  * still pending: rerun), 130 interrupted (rerun to resume).
  */
 import { DataError, presets, SynthesisConfig } from '@dv/core';
-import { type BatchJobEvent, createJudge, getTemplate, OPENAI_BATCH_LIMITS, runBatchJob } from '@dv/synth';
+import {
+  type BatchJobEvent,
+  createJudge,
+  getTemplate,
+  OPENAI_BATCH_LIMITS,
+  runBatchJob,
+  synthesisJudgeNames,
+  synthesisJudges,
+} from '@dv/synth';
 import {
   type Command,
   type CommandContext,
@@ -65,7 +73,12 @@ Exit codes: 0 all recorded, 1 bad data, 2 bad usage, 3 seeds still pending, 130 
     template: { type: 'string', description: 'prompt template id', valueName: 'ID' },
     temperature: { type: 'string', description: 'sampling temperature', valueName: 'T' },
     'max-tokens': { type: 'string', description: 'max completion tokens', valueName: 'N' },
-    judge: { type: 'string', description: 'verification: lexical | lexical-text | none', valueName: 'NAME' },
+    judge: {
+      type: 'string',
+      description:
+        'verification: an offline judge of the registry (lexical, lexical-text, lexical-metadata) or none',
+      valueName: 'NAME',
+    },
     'max-requests-per-file': {
       type: 'string',
       description: 'requests per input file',
@@ -96,9 +109,10 @@ Exit codes: 0 all recorded, 1 bad data, 2 bad usage, 3 seeds still pending, 130 
     const preset = (presets as Record<string, (typeof presets)['mini']>)[presetName];
     if (!preset) throw new UsageError(`unknown preset '${presetName}'`);
     const judgeName = str(ctx, 'judge') ?? (preset.config.synthesis.verify ? 'lexical' : 'none');
-    if (!['lexical', 'lexical-text', 'none'].includes(judgeName))
+    const offlineJudges = synthesisJudgeNames.filter((n) => !synthesisJudges[n].needsEndpoint);
+    if (judgeName !== 'none' && !(offlineJudges as string[]).includes(judgeName))
       throw new UsageError(
-        '--judge must be lexical, lexical-text or none (an llm judge needs the online backend)',
+        `--judge must be ${offlineJudges.join(', ')} or none (an llm judge needs the online backend)`,
       );
     const parsed = SynthesisConfig.safeParse({
       ...preset.config.synthesis,

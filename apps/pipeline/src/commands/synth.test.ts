@@ -215,6 +215,10 @@ describe('dv synth', () => {
     const bad = await dv(['synth', 'mix', '--from', merged, '--out', tmp(), '--budget', '2000']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/the matched mixes need N\/2 = 1000 accepted pairs \(Ins-DV/);
+    // without --budget, the preset's data slice sets it (mini: 8,000 examples per mix)
+    const byPreset = await dv(['synth', 'mix', '--from', merged, '--out', tmp(), '--preset', 'mini']);
+    expect(byPreset.code).toBe(1);
+    expect(byPreset.stderr).toMatch(/the matched mixes need N\/2 = 4000 accepted pairs/);
     expect((await dv(['synth', '--seeds', seeds, '--out', a, '--shard', '2/2'])).code).toBe(2);
   }, 120_000);
 

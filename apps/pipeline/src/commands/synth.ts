@@ -10,7 +10,7 @@
  */
 import { resolve } from 'node:path';
 import {
-  type DataMix,
+  DataMix,
   DEFAULT_SEED,
   type PresetName,
   prepareOutputDir,
@@ -233,7 +233,7 @@ const mergeCommand: Command = {
 const mixCommand: Command = {
   name: 'mix',
   summary: 'build matched-budget mixes (Ins-orig, Ins-DV, All-orig, All-DV) and trainer exports',
-  usage: '--from SYNTH_DIR --out DIR --budget N [--general FILE]',
+  usage: '--from SYNTH_DIR --out DIR --budget N|--preset NAME [--general FILE]',
   description: `Builds the paper's four matched-budget mixes from a synth output folder:
 Ins-orig = N original examples; Ins-DV = N/2 originals + their N/2 complements; All-orig = K
 originals + (N-K) general; All-DV = K/2 pairs + the same (N-K) general (K defaults to N/2).
@@ -242,7 +242,16 @@ sentence-transformers and FlagEmbedding files.`,
   options: {
     from: { type: 'string', description: 'synth output folder', valueName: 'DIR' },
     out: { type: 'string', description: 'output folder', valueName: 'DIR' },
-    budget: { type: 'string', description: 'N, examples per mix', valueName: 'N' },
+    budget: {
+      type: 'string',
+      description: 'N, examples per mix (default: the --preset data slice)',
+      valueName: 'N',
+    },
+    preset: {
+      type: 'string',
+      description: `${Object.keys(presets).join(' | ')}: budget and K from the preset's data slice (RunConfig.data)`,
+      valueName: 'NAME',
+    },
     'instruction-examples': {
       type: 'string',
       description: 'K, instruction examples in All-* (default N/2)',
@@ -272,18 +281,23 @@ sentence-transformers and FlagEmbedding files.`,
     force: { type: 'boolean', description: "replace another mix build's outputs in --out" },
   },
   async run(ctx) {
-    const budget = num(ctx, 'budget');
-    if (budget === undefined) throw new UsageError('--budget is required');
+    const presetName = str(ctx, 'preset');
+    if (presetName !== undefined && !(presetName in presets))
+      throw new UsageError(`unknown preset '${presetName}'; one of ${Object.keys(presets).join(', ')}`);
+    const data = presetName ? presets[presetName as PresetName].config.data : undefined;
+    const budget = num(ctx, 'budget') ?? data?.budget;
+    if (budget === undefined)
+      throw new UsageError('--budget is required (or --preset NAME for its data slice)');
     const formats = list(ctx, 'formats');
     for (const f of formats)
       if (!(f in trainerFormats))
         throw new UsageError(`unknown format '${f}'; one of ${Object.keys(trainerFormats).join(', ')}`);
     const mixes = list(ctx, 'mixes');
     for (const m of mixes)
-      if (!['ins-orig', 'ins-dv', 'all-orig', 'all-dv'].includes(m))
-        throw new UsageError(`unknown mix '${m}'; one of ins-orig, ins-dv, all-orig, all-dv`);
+      if (!(DataMix.options as readonly string[]).includes(m))
+        throw new UsageError(`unknown mix '${m}'; one of ${DataMix.options.join(', ')}`);
     const generalPath = str(ctx, 'general');
-    const k = num(ctx, 'instruction-examples');
+    const k = num(ctx, 'instruction-examples') ?? data?.instructionExamples;
     const maxNegatives = num(ctx, 'max-negatives');
     const outDir = requireString(ctx, 'out');
     const synthDir = requireString(ctx, 'from');

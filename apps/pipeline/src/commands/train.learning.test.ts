@@ -25,7 +25,9 @@ import {
 } from '@dv/train';
 import { describe, expect, it } from 'vitest';
 // tfjs:DIR comes from the CLI's registration (@dv/eval alone knows no tfjs models).
-import '../tfjs-model.js';
+import { registerTfjsModel } from '../tfjs-model.js';
+
+registerTfjsModel();
 
 /**
  * Dev accuracy of the complement view, three ways: `top1` = its positive D- scores above every

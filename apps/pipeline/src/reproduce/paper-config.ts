@@ -8,7 +8,7 @@
  * `paperReproducePreset` carries the paper's values (shared/PAPER.md, "Results to reproduce";
  * DESIGN.md, "Two profiles") with the provenance of each in `sources`.
  */
-import { presets } from '@dv/core';
+import { presets, SynthesisJudgeName } from '@dv/core';
 import { z } from 'zod';
 
 const Commit = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-hex commit');
@@ -36,7 +36,7 @@ export const PaperSection = z.object({
     requestTimeoutMs: z.number().int().positive().default(120_000),
     maxRetries: z.number().int().nonnegative().default(6),
     /** Verification of each complement: the lexical judge (no second model), or none. */
-    judge: z.enum(['lexical', 'lexical-text', 'none']).default('lexical'),
+    judge: z.union([SynthesisJudgeName, z.literal('none')]).default('lexical'),
     judgeThreshold: z.number().default(0.25),
   }),
   /** Promptriever seed data: a registered Hub dataset read with @dv/data readPromptriever. */

@@ -32,6 +32,7 @@ import {
   miniMlmPreset,
   miniTrainerPreset,
   paperTrainerPreset,
+  SynthesisJudgeName,
   TrainerConfig,
 } from '@dv/core';
 import { MiniWorldOptions } from '@dv/data';
@@ -52,7 +53,7 @@ export const ReproduceConfig = z.object({
   /** Mini world options (@dv/data MiniWorldOptions). */
   world: MiniWorldOptions,
   synth: z.object({
-    judge: z.enum(['lexical', 'lexical-text', 'none']).default('lexical'),
+    judge: z.union([SynthesisJudgeName, z.literal('none')]).default('lexical'),
     judgeThreshold: z.number().default(0.25),
     /** Dev seeds synthesized for the complement-view accuracy (both views of held-out pairs). */
     devPairs: z.number().int().min(0),
@@ -119,7 +120,8 @@ const fullMini = {
     infosearchDistractors: 20,
     hardNegatives: 7,
   },
-  synth: { judge: 'lexical', judgeThreshold: 0.25, devPairs: 200 },
+  // ours: mini-world documents carry WordNet metadata, so the judge reads it too
+  synth: { judge: 'lexical-metadata', judgeThreshold: 0.25, devPairs: 200 },
   mixes: { budget: 4000, seed: DEFAULT_SEED },
   pretrain: { ...clone(miniMlmPreset.config), steps: 300, maxTexts: 40_000 },
   // ours: seed instructions run to ~50-100 word pieces; the preset's 32 would cut most of them

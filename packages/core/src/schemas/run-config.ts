@@ -100,7 +100,7 @@ export const SynthesisBackendName = z.enum(['offline', 'openai', 'batch-export',
 export type SynthesisBackendName = z.infer<typeof SynthesisBackendName>;
 
 /** The verification judges, by name (@dv/synth's `synthesisJudges` registry holds their thresholds). */
-export const SynthesisJudgeName = z.enum(['lexical', 'lexical-text', 'llm']);
+export const SynthesisJudgeName = z.enum(['lexical', 'lexical-text', 'lexical-metadata', 'llm']);
 export type SynthesisJudgeName = z.infer<typeof SynthesisJudgeName>;
 
 export const SynthesisConfig = z.object({

@@ -6,6 +6,8 @@
  * - `lexical`: the offline lexical/attribute check (lexical-judge.ts), threshold 0.25 on
  *   score(D-) - score(D+) in [-2, 2].
  * - `lexical-text`: the same check on title and text only (no metadata), threshold 0.25.
+ * - `lexical-metadata`: the same check with each document's metadata (WordNet category, hypernyms,
+ *   domains) as extra evidence, threshold 0.25: the mini reproduction's judge, where documents carry it.
  * - `llm`: an LLM judge through the run's endpoint (llm-judge.ts), threshold 1 (every verdict right).
  */
 import type { SynthesisJudgeName } from '@dv/core';
@@ -37,6 +39,12 @@ export const synthesisJudges = Object.freeze({
     defaultThreshold: 0.25,
     needsEndpoint: false,
     create: (threshold) => createLexicalJudge(threshold, { useMetadata: false }),
+  },
+  'lexical-metadata': {
+    description: 'lexical check that also reads document metadata (mini world)',
+    defaultThreshold: 0.25,
+    needsEndpoint: false,
+    create: (threshold) => createLexicalJudge(threshold, { useMetadata: true }),
   },
   llm: {
     description: 'an LLM judge through the same endpoints',

@@ -169,13 +169,14 @@ describe('exportForEngine', () => {
     expect(got[0].anchor).toBe('query: bass Only fish.');
     expect(got[0].positive).toBe('passage: bass bass the fish');
     expect(got[2].anchor).toBe(got[0].anchor);
-    // label = [unit, query group, positive, negatives (2), extra positives (1)]
+    // label = [unit, text group, query group, positive, negatives (2), extra positives (1)]
     expect(got.map((x) => x.label[0])).toEqual([0, 0, 1, 2, 2, 3, 3]);
-    expect(got[2].label[1]).toBe(got[0].label[1]); // the duplicate query shares a group
-    expect(got[3].label.at(-1)).toBe(got[1].label[2]); // 'two' (positive e) carries b as the other positive
-    expect(got[4].label[2]).toBe(got[1].label[2]); // and its second row is positive b
-    expect(got[4].label.at(-1)).toBe(got[3].label[2]);
-    expect(got[2].label[4]).toBe(-1); // 'dup' has one negative: the second is padding
+    expect(got[2].label[1]).toBe(got[0].label[1]); // the duplicate query shares a text group
+    expect(got[2].label[2]).toBe(got[0].label[2]); // and a query group
+    expect(got[3].label.at(-1)).toBe(got[1].label[3]); // 'two' (positive e) carries b as the other positive
+    expect(got[4].label[3]).toBe(got[1].label[3]); // and its second row is positive b
+    expect(got[4].label.at(-1)).toBe(got[3].label[3]);
+    expect(got[2].label[5]).toBe(-1); // 'dup' has one negative: the second is padding
     const settings = JSON.parse(readFileSync(join(out, 'settings.json'), 'utf8'));
     expect(settings.model.init).toBe('BAAI/bge-m3');
     expect(settings.data).toEqual({ train: 'train.jsonl', negatives: 2, extra_positives: 1, rows: 7 });
@@ -290,9 +291,9 @@ describe('the shipped Python against our trainer (reference venv)', () => {
       const docOf = new Map<number, string>();
       labels.forEach((l, r) => {
         const e = examples[rowOf[r]!.i]!;
-        docOf.set(l[2]!, e.positives[rowOf[r]!.p]!.docid);
+        docOf.set(l[3]!, e.positives[rowOf[r]!.p]!.docid);
         e.negatives.slice(0, 2).forEach((n, j) => {
-          docOf.set(l[3 + j]!, n.docid);
+          docOf.set(l[4 + j]!, n.docid);
         });
       });
       const schedules: Array<[number, ScheduleConfig]> = [
@@ -320,7 +321,7 @@ print(json.dumps(out))`;
       expect(r.status, r.stderr).toBe(0);
       const got = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, number[][]>;
       const w = labels.length;
-      const colIds = [0, 1, 2].flatMap((c) => labels.map((l) => l[2 + c]!));
+      const colIds = [0, 1, 2].flatMap((c) => labels.map((l) => l[3 + c]!));
       for (const [name, inBatchNegatives, maskFalseNegatives] of [
         ['default', true, true],
         ['no_mask', true, false],

@@ -100,6 +100,7 @@ async function writeSentenceTransformers(
     for (const e of u.examples) extra = Math.max(extra, e.positives.length - 1);
   const docIds = new Map<string, number>();
   const groups = new Map<string, number>();
+  const queryGroups = new Map<string, number>();
   const id = (m: Map<string, number>, key: string) => {
     let v = m.get(key);
     if (v === undefined) {
@@ -137,7 +138,14 @@ async function writeSentenceTransformers(
           const extraIds = Array.from({ length: extra }, (_, i) =>
             others[i] ? id(docIds, others[i]!.docid) : -1,
           );
-          row.label = [unit, id(groups, anchor), id(docIds, p.docid), ...negIds, ...extraIds];
+          row.label = [
+            unit,
+            id(groups, anchor),
+            id(queryGroups, e.query),
+            id(docIds, p.docid),
+            ...negIds,
+            ...extraIds,
+          ];
           write(`${JSON.stringify(row)}\n`);
           rows++;
         });

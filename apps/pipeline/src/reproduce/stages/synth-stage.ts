@@ -1,13 +1,13 @@
 /**
  * Stage `synth`: complementary instructions for the train seeds (for the mixes) and for the
  * first `devPairs` dev seeds (for the complement-view accuracy), with the offline reverser and
- * the lexical judge; the same library entry `dv synth` calls (@dv/synth runSynthesis). Each run
+ * the configured judge from @dv/synth's judge registry; the same library entry `dv synth` calls (@dv/synth runSynthesis). Each run
  * resumes from its journal after a crash.
  */
 import { join } from 'node:path';
 import { presets } from '@dv/core';
 import { MINI_FILES } from '@dv/data';
-import { createLexicalJudge, createOfflineReverser, getTemplate, type Judge, runSynthesis } from '@dv/synth';
+import { createJudge, createOfflineReverser, getTemplate, type Judge, runSynthesis } from '@dv/synth';
 import { stageFiles } from '../internal/stage-files.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
@@ -29,9 +29,7 @@ export function synthStage(config: ReproduceConfig): StageSpec {
       const judge: Judge | undefined =
         config.synth.judge === 'none'
           ? undefined
-          : createLexicalJudge(config.synth.judgeThreshold, {
-              useMetadata: config.synth.judge === 'lexical',
-            });
+          : createJudge(config.synth.judge, config.synth.judgeThreshold);
       const summaries: Record<string, unknown> = {};
       for (const [split, seeds, limit] of [
         ['train', MINI_FILES.seedsTrain, undefined],

@@ -10,10 +10,11 @@ Everything that moves numbers comes from settings.json (derived from our Trainer
   the global batch, as in our trainer. Its score matrix is masked cell by cell to the relations
   of @dv/train's `buildBatch`: +1 own positive; -1 own labelled negatives (instruction
   negatives first, then hard negatives), in-batch documents unless they are positives of a
-  query with the same formatted text (false negatives) or in-batch negatives are off; every
+  query with the same formatted text or of the same bare query under another instruction
+  (possible false negatives) or in-batch negatives are off; every
   document counted once (the same docid in two columns is one document); padding ignored.
   The ids this needs travel in the dataset's `label` column:
-  [unit, query group, positive id, negative ids (k, -1 = none), extra positive ids (m)].
+  [unit, text group, query group, positive id, negative ids (k, -1 = none), extra positive ids (m)].
 - batches: `DualViewBatchSampler` keeps every unit (one example, or both views of a pair)
   inside one per-device batch, so both views are always in the same (global) batch.
 - texts: the `anchor` / `positive` / `negative_i` columns hold our formatter's output; no
@@ -41,14 +42,15 @@ from torch.utils.data import BatchSampler
 def relations(labels: torch.Tensor, k: int, m: int, in_batch: bool, mask_false_negatives: bool) -> torch.Tensor:
     """Relations [W, (1+k)*W] of each row to each score column (+1, -1, 0), as @dv/train's buildBatch.
 
-    Column c*W + r is row r's positive (c = 0) or its c-th negative. `labels` is [W, 3+k+m].
+    Column c*W + r is row r's positive (c = 0) or its c-th negative. `labels` is [W, 4+k+m].
     """
     w = labels.size(0)
-    group = labels[:, 1]
-    pos = labels[:, 2:3]
-    negs = labels[:, 3 : 3 + k]
-    extra = labels[:, 3 + k : 3 + k + m]
-    col_ids = torch.cat([labels[:, 2 + c] for c in range(1 + k)])  # [C]
+    text_group = labels[:, 1]
+    query_group = labels[:, 2]
+    pos = labels[:, 3:4]
+    negs = labels[:, 4 : 4 + k]
+    extra = labels[:, 4 + k : 4 + k + m]
+    col_ids = torch.cat([labels[:, 3 + c] for c in range(1 + k)])  # [C]
     own_pos = torch.cat([pos, extra], dim=1)  # [W, 1+m]
     is_pos = ((own_pos[:, :, None] == col_ids[None, None, :]) & (own_pos[:, :, None] >= 0)).any(1)  # [W, C]
     is_neg = ((negs[:, :, None] == col_ids[None, None, :]) & (negs[:, :, None] >= 0)).any(1) if k else torch.zeros_like(is_pos)
@@ -59,7 +61,7 @@ def relations(labels: torch.Tensor, k: int, m: int, in_batch: bool, mask_false_n
     is_first = first_of[col_ids + 1] == cols
     rel = torch.full(is_pos.shape, -1 if in_batch else 0, dtype=torch.int8, device=labels.device)
     if in_batch and mask_false_negatives:
-        same = (group[:, None] == group[None, :]).float()  # [W, W]
+        same = ((text_group[:, None] == text_group[None, :]) | (query_group[:, None] == query_group[None, :])).float()  # [W, W]
         group_pos = (same @ is_pos.float()) > 0
         rel[group_pos] = 0
     rel[is_neg] = -1

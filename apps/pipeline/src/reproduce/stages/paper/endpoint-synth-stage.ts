@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { presets } from '@dv/core';
 import { MINI_FILES } from '@dv/data';
 import {
-  createLexicalJudge,
+  createJudge,
   createOpenAIChatBackend,
   getTemplate,
   type Judge,
@@ -58,9 +58,7 @@ export function endpointSynthStage(config: ReproduceConfig): StageSpec {
         ledger,
       });
       const judge: Judge | undefined =
-        s.judge === 'none'
-          ? undefined
-          : createLexicalJudge(s.judgeThreshold, { useMetadata: s.judge === 'lexical' });
+        s.judge === 'none' ? undefined : createJudge(s.judge, s.judgeThreshold, () => backend);
       const apiKey = process.env[s.apiKeyEnv];
       const r = await runSynthesis({
         seedsPath: join(ctx.depDir(SEEDS_STAGE), MINI_FILES.seedsTrain),
