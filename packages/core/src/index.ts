@@ -86,6 +86,7 @@ export {
   type OnnxGraph,
   type OnnxModel,
   type OnnxNode,
+  type OnnxOpsetImport,
   type OnnxTensor,
   type OnnxValueInfo,
   onnxDataType,

@@ -41,6 +41,14 @@ export interface OnnxNode {
   readonly outputs: readonly string[];
   readonly name?: string;
   readonly attributes?: Readonly<Record<string, OnnxAttributeValue>>;
+  /** Operator domain; absent = the default ONNX domain (e.g. `com.microsoft` for ORT contrib ops). */
+  readonly domain?: string;
+}
+
+/** An extra operator set the model imports (besides the default domain at `opsetVersion`). */
+export interface OnnxOpsetImport {
+  readonly domain: string;
+  readonly version: number;
 }
 
 /** A dimension: a fixed size, or a symbolic name (dynamic axis). */
@@ -63,6 +71,8 @@ export interface OnnxGraph {
 export interface OnnxModel {
   readonly irVersion: number;
   readonly opsetVersion: number;
+  /** Further domains the nodes use, e.g. `{ domain: 'com.microsoft', version: 1 }`. */
+  readonly opsetImports?: readonly OnnxOpsetImport[];
   readonly producerName: string;
   readonly producerVersion: string;
   readonly docString?: string;
@@ -111,6 +121,7 @@ function nodeProto(n: OnnxNode): ProtoWriter {
   if (n.name) w.string(3, n.name);
   w.string(4, n.opType);
   for (const [k, v] of Object.entries(n.attributes ?? {})) w.message(5, attributeProto(k, v));
+  if (n.domain) w.string(7, n.domain);
   return w;
 }
 
@@ -146,6 +157,7 @@ export function encodeOnnxModel(m: OnnxModel): Uint8Array[] {
   if (m.docString) w.string(6, m.docString);
   w.message(7, graphProto(m.graph));
   w.message(8, new ProtoWriter().string(1, '').int(2, m.opsetVersion));
+  for (const o of m.opsetImports ?? []) w.message(8, new ProtoWriter().string(1, o.domain).int(2, o.version));
   for (const [k, v] of Object.entries(m.metadata ?? {})) {
     w.message(14, new ProtoWriter().string(1, k).string(2, v));
   }

@@ -5,7 +5,7 @@ import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../backend/init-backend.js';
 import { tf } from '../backend/tf.js';
-import { encodeOnnx, exportHuggingFace } from '../export/index.js';
+import { buildOnnxModel, encodeOnnx, exportHuggingFace } from '../export/index.js';
 import { trainWordPiece } from '../tokenizer/train-word-piece.js';
 import { createMiniEncoder } from './mini-backbones.js';
 import { TransformerEncoder, toForwardInputs } from './transformer-encoder.js';
@@ -57,6 +57,66 @@ describe('mini backbones through the exporters', async () => {
       expect(tf.tidy(() => back.embed(toForwardInputs(batch), 'mean', true).dataSync())).toEqual(mine);
       back.dispose();
       enc.dispose();
+    });
+
+    // Each graph form: standard ops, the default fused contrib ops (Attention or
+    // MultiHeadAttention, BiasGelu / Gelu / FastGelu) and every fusion (also
+    // SkipLayerNormalization), for each activation, on a padded batch.
+    it(`${name}: each ONNX graph form and activation within 1e-5 of tfjs`, async () => {
+      const forms = {
+        standard: false,
+        default: true,
+        all: { attention: true, skipLayerNorm: true, gelu: true },
+      };
+      const attention = name === 'mini-bert' ? 'Attention' : 'MultiHeadAttention';
+      for (const act of ['gelu', 'gelu_new', 'relu'] as const) {
+        const enc = createMiniEncoder(name, {
+          vocabSize: tokenizer.vocabSize,
+          seed: 5,
+          overrides: { hidden_act: act },
+        });
+        const mine = tf.tidy(() => enc.embed(toForwardInputs(batch), 'cls', true).dataSync());
+        for (const [form, fusedOps] of Object.entries(forms)) {
+          const input = {
+            config: enc.config,
+            weights: enc.toWeights(),
+            pooling: 'cls' as const,
+            normalize: true,
+            fusedOps,
+          };
+          const ops = new Set(buildOnnxModel(input).graph.nodes.map((n) => `${n.domain ?? ''}:${n.opType}`));
+          const gelu =
+            act === 'relu'
+              ? 'Relu'
+              : name === 'mini-bert'
+                ? act === 'gelu'
+                  ? 'BiasGelu'
+                  : 'FastGelu'
+                : act === 'gelu'
+                  ? 'Gelu'
+                  : 'FastGelu';
+          const contrib = (op: string) => ops.has(`com.microsoft:${op}`);
+          expect(contrib(attention), `${form} ${act}`).toBe(form !== 'standard');
+          expect(contrib('SkipLayerNormalization'), `${form} ${act}`).toBe(form === 'all');
+          if (act !== 'relu') expect(contrib(gelu), `${form} ${act}`).toBe(form !== 'standard');
+          expect(ops.has(':Softmax'), `${form} ${act}`).toBe(form === 'standard');
+          const session = await ort.InferenceSession.create(encodeOnnx(input));
+          const dims = [batch.inputIds.length, batch.inputIds[0]!.length];
+          const int64 = (rows: number[][]) =>
+            new ort.Tensor('int64', BigInt64Array.from(rows.flat(), BigInt), dims);
+          const feeds: Record<string, ort.Tensor> = {
+            input_ids: int64(batch.inputIds),
+            attention_mask: int64(batch.attentionMask),
+          };
+          if (session.inputNames.includes('token_type_ids')) feeds.token_type_ids = int64(batch.tokenTypeIds);
+          const onnx = (await session.run(feeds)).sentence_embedding!.data as Float32Array;
+          let diff = 0;
+          for (let i = 0; i < mine.length; i++) diff = Math.max(diff, Math.abs(onnx[i]! - mine[i]!));
+          expect(diff, `${name} ${form} ${act}`).toBeLessThanOrEqual(1e-5);
+          await session.release();
+        }
+        enc.dispose();
+      }
     });
   }
 });

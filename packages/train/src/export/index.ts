@@ -28,3 +28,4 @@ export { exportHuggingFace, type HuggingFaceExportInput } from './huggingface/ex
 export type { EncoderGraphOptions } from './onnx/encoder-graph.js';
 export { buildOnnxModel, encodeOnnx, exportOnnx, type OnnxExportInput } from './onnx/export-onnx.js';
 export { onnxIrVersion, onnxOpset } from './onnx/graph-builder.js';
+export type { OnnxFusions } from './onnx/onnx-layers.js';

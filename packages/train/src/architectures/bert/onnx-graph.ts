@@ -45,17 +45,27 @@ function bertEmbeddings<C extends EncoderConfigBase>(
   return g.layerNorm(b.op('Add', [b.op('Add', [words, positions]), types]), 'embeddings.LayerNorm');
 }
 
-function bertLayer(g: OnnxLayers, x: string, i: number, maskBias: string): string {
-  const { b, hidden: h, config: c } = g;
+function bertLayer(g: OnnxLayers, x: string, i: number, mask: string, maskBias: string): string {
+  const { hidden: h, config: c } = g;
   const p = `encoder.layer.${i}`;
-  const q = g.splitHeads(g.linear(x, `${p}.attention.self.query`, h, h));
-  const k = g.splitHeads(g.linear(x, `${p}.attention.self.key`, h, h));
-  const v = g.splitHeads(g.linear(x, `${p}.attention.self.value`, h, h));
-  const attn = g.linear(g.attend(q, k, v, maskBias), `${p}.attention.output.dense`, h, h);
-  const x1 = g.layerNorm(b.op('Add', [attn, x]), `${p}.attention.output.LayerNorm`);
-  const inter = g.activation(g.linear(x1, `${p}.intermediate.dense`, h, c.intermediate_size));
-  const out = g.linear(inter, `${p}.output.dense`, c.intermediate_size, h);
-  return g.layerNorm(b.op('Add', [out, x1]), `${p}.output.LayerNorm`);
+  const ctx = g.selfAttention(x, `${p}.attention.self`, mask, maskBias);
+  const x1 = g.linearResidualLayerNorm(
+    ctx,
+    `${p}.attention.output.dense`,
+    h,
+    h,
+    x,
+    `${p}.attention.output.LayerNorm`,
+  );
+  const inter = g.linearActivation(x1, `${p}.intermediate.dense`, h, c.intermediate_size);
+  return g.linearResidualLayerNorm(
+    inter,
+    `${p}.output.dense`,
+    c.intermediate_size,
+    h,
+    x1,
+    `${p}.output.LayerNorm`,
+  );
 }
 
 /** The BERT-family graph with the given position embeddings; returns the last hidden state. */
@@ -64,7 +74,7 @@ export function bertFamilyOnnxGraph<C extends EncoderConfigBase>(
   ...[g, c, inp, maskBias]: Parameters<EncoderArchitecture<C>['onnxGraph']>
 ): string {
   let x = bertEmbeddings(g, c, inp, positionEmbeddings);
-  for (let i = 0; i < c.num_hidden_layers; i++) x = bertLayer(g, x, i, maskBias);
+  for (let i = 0; i < c.num_hidden_layers; i++) x = bertLayer(g, x, i, inp.attentionMask, maskBias);
   return x;
 }
 

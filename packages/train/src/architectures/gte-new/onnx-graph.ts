@@ -54,18 +54,19 @@ function applyRope(g: OnnxLayers, q: string, rope: Rope): string {
   return b.op('Add', [b.op('Mul', [q, rope.cos]), b.op('Mul', [rotated, rope.sin])]);
 }
 
-function gteLayer(g: OnnxLayers, x: string, i: number, maskBias: string, rope: Rope): string {
+function gteLayer(g: OnnxLayers, x: string, i: number, mask: string, maskBias: string, rope: Rope): string {
   const { b, hidden: h, config: c } = g;
   const p = `encoder.layer.${i}`;
   const qkv = g.linear(x, `${p}.attention.qkv_proj`, h, 3 * h);
   const [q, k, v] = b.node('Split', [qkv, b.ints([h, h, h], 'qkv_split')], { axis: { i: -1 } }, 3, 'qkv');
-  const ctx = g.attend(
+  const ctx = g.attendMasked(
     applyRope(g, g.splitHeads(q!), rope),
     applyRope(g, g.splitHeads(k!), rope),
     g.splitHeads(v!),
+    mask,
     maskBias,
   );
-  const x1 = g.layerNorm(b.op('Add', [g.linear(ctx, `${p}.attention.o_proj`, h, h), x]), `${p}.attn_ln`);
+  const x1 = g.linearResidualLayerNorm(ctx, `${p}.attention.o_proj`, h, h, x, `${p}.attn_ln`);
   const I = c.intermediate_size;
   const upGate = g.linear(x1, `${p}.mlp.up_gate_proj`, h, 2 * I, false);
   const [up, gate] = b.node(
@@ -75,13 +76,19 @@ function gteLayer(g: OnnxLayers, x: string, i: number, maskBias: string, rope: R
     2,
     'up_gate',
   );
-  const down = g.linear(b.op('Mul', [g.activation(gate!), up!]), `${p}.mlp.down_proj`, I, h);
-  return g.layerNorm(b.op('Add', [x1, down]), `${p}.mlp_ln`);
+  return g.linearResidualLayerNorm(
+    b.op('Mul', [g.activation(gate!), up!]),
+    `${p}.mlp.down_proj`,
+    I,
+    h,
+    x1,
+    `${p}.mlp_ln`,
+  );
 }
 
 export const gteNewOnnxGraph: EncoderArchitecture<GteNewConfig>['onnxGraph'] = (g, c, inp, maskBias) => {
   const e = gteEmbeddings(g, c, inp);
   let x = e.x;
-  for (let i = 0; i < c.num_hidden_layers; i++) x = gteLayer(g, x, i, maskBias, e.rope);
+  for (let i = 0; i < c.num_hidden_layers; i++) x = gteLayer(g, x, i, inp.attentionMask, maskBias, e.rope);
   return x;
 };

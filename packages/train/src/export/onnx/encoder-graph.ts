@@ -7,14 +7,15 @@
  * The mask bias is `(1 - attention_mask) * finfo(float32).min` broadcast over heads and
  * queries, as transformers' `get_extended_attention_mask`. Pooling: `cls` (token 0) or `mean`
  * (sum of h * mask / max(sum mask, 1e-9), as sentence-transformers), then optionally
- * `x / max(||x||_2, 1e-12)` (torch F.normalize). Architectures with a pooler (BERT/XLM-R) can
+ * `x / max(||x||_2, 1e-12)` (torch F.normalize). With `fusedOps` (default) the layers use ONNX
+ * Runtime's fused contrib operators, which take the int32 mask itself instead of the bias. Architectures with a pooler (BERT/XLM-R) can
  * also output it, tanh(W h[:,0] + b).
  */
 import { DataError, type Pooling } from '@dv/core';
 import type { OnnxInputs } from '../../architectures/encoder-architecture.js';
 import { architectureOf, type EncoderConfig } from '../../architectures/registry.js';
 import type { EncoderWeights } from '../encoder-weights.js';
-import { OnnxLayers } from './onnx-layers.js';
+import { defaultFusions, noFusions, type OnnxFusions, OnnxLayers } from './onnx-layers.js';
 import { type OnnxGraph, type OnnxValueInfo, onnxDataType } from './onnx-proto.js';
 
 export interface EncoderGraphOptions {
@@ -22,6 +23,13 @@ export interface EncoderGraphOptions {
   readonly normalize: boolean;
   /** Also output `pooler_output` (BERT/XLM-R pooler). Default: when pooler weights exist. */
   readonly poolerOutput?: boolean;
+  /**
+   * Emit ONNX Runtime's fused contrib operators (`com.microsoft`; see onnx-layers.ts) for the
+   * transformer blocks: `true` (default) = `defaultFusions` (Attention / MultiHeadAttention and
+   * BiasGelu / Gelu / FastGelu), an object picks blocks (missing ones off; `skipLayerNorm` adds
+   * SkipLayerNormalization), `false` = standard ONNX operators only, for other runtimes.
+   */
+  readonly fusedOps?: boolean | Partial<OnnxFusions>;
 }
 
 const float32Min = -3.4028234663852886e38;
@@ -33,7 +41,11 @@ export function buildEncoderGraph(
   options: EncoderGraphOptions,
 ): OnnxGraph {
   const arch = architectureOf(config);
-  const g = new OnnxLayers(config, weights);
+  const f = options.fusedOps ?? true;
+  const fusions: OnnxFusions =
+    typeof f === 'boolean' ? (f ? defaultFusions : noFusions) : { ...noFusions, ...f };
+  const g = new OnnxLayers(config, weights, fusions);
+  const fused = fusions.attention;
   const b = g.b;
   const dims = ['batch', 'sequence'];
   const inputs: OnnxValueInfo[] = [
@@ -46,11 +58,18 @@ export function buildEncoderGraph(
   if (inp.tokenTypeIds)
     inputs.push({ name: b.reserve(inp.tokenTypeIds), elemType: onnxDataType.INT64, shape: dims });
 
-  const maskF = b.op('Cast', [inp.attentionMask], { to: { i: onnxDataType.FLOAT } });
-  const maskBias = b.op('Unsqueeze', [
-    b.op('Mul', [b.op('Sub', [b.scalar(1), maskF]), b.scalar(float32Min)]),
-    b.ints([1, 2], 'axes12'),
-  ]);
+  let maskF: string | undefined;
+  const maskFloat = () => {
+    maskF ??= b.op('Cast', [inp.attentionMask], { to: { i: onnxDataType.FLOAT } });
+    return maskF;
+  };
+  // The fused attention ops read the mask itself; the bias would be a dead branch.
+  const maskBias = fused
+    ? ''
+    : b.op('Unsqueeze', [
+        b.op('Mul', [b.op('Sub', [b.scalar(1), maskFloat()]), b.scalar(float32Min)]),
+        b.ints([1, 2], 'axes12'),
+      ]);
 
   const x = arch.onnxGraph(g, config, inp, maskBias);
 
@@ -63,7 +82,7 @@ export function buildEncoderGraph(
   let pooled: string;
   if (options.pooling === 'cls') pooled = cls;
   else if (options.pooling === 'mean') {
-    const m = b.op('Unsqueeze', [maskF, b.ints([2], 'axes2')]);
+    const m = b.op('Unsqueeze', [maskFloat(), b.ints([2], 'axes2')]);
     const sum = b.op('ReduceSum', [b.op('Mul', [x, m]), b.ints([1], 'axes1')], { keepdims: { i: 0 } });
     const count = b.op('Max', [
       b.op('ReduceSum', [m, b.ints([1], 'axes1')], { keepdims: { i: 0 } }),

@@ -24,6 +24,13 @@ async function session(input: OnnxExportInput): Promise<ort.InferenceSession> {
   return ort.InferenceSession.create(encodeOnnx(input));
 }
 
+/** Both graph forms: ONNX Runtime's fused contrib operators (the default) and standard ops. */
+const graphForms = [
+  ['fused', true],
+  ['all-fused', { attention: true, skipLayerNorm: true, gelu: true }],
+  ['standard', false],
+] as const;
+
 /** Feeds for rows `rows` of the reference batch, cut to `len` tokens. */
 function feeds(fx: Fixture, rows: readonly number[], len: number, prefix = ''): Record<string, ort.Tensor> {
   const out: Record<string, ort.Tensor> = {};
@@ -49,13 +56,21 @@ function lengths(fx: Fixture): number[] {
   });
 }
 
-describe.each(fixtureNames)('ONNX export matches Hugging Face: %s', (name) => {
+describe.each(
+  graphForms.flatMap(([form, fusedOps]) => fixtureNames.map((name) => [name, form, fusedOps] as const)),
+)('ONNX export matches Hugging Face: %s (%s ops)', (name, form, fusedOps) => {
   const fx = loadFixture(name);
   const isBert = name.includes('bert-uncased');
   const hasPooler = !name.includes('gte');
 
   it.skipIf(!fx)('last hidden state, CLS + L2 norm and pooler, with dynamic batch and length', async () => {
-    const s = await session({ config: fx!.config, weights: fx!.weights, pooling: 'cls', normalize: true });
+    const s = await session({
+      config: fx!.config,
+      weights: fx!.weights,
+      pooling: 'cls',
+      normalize: true,
+      fusedOps,
+    });
     expect(s.inputNames).toEqual(
       isBert ? ['input_ids', 'attention_mask', 'token_type_ids'] : ['input_ids', 'attention_mask'],
     );
@@ -77,20 +92,20 @@ describe.each(fixtureNames)('ONNX export matches Hugging Face: %s', (name) => {
       const out = await s.run(feeds(fx!, rows, len));
       expect(out.last_hidden_state!.dims).toEqual([rows.length, len, hidden]);
       check(
-        `${name} last_hidden_state`,
+        `${name} ${form} last_hidden_state`,
         f32(out.last_hidden_state!),
         sliceBatch(f32(fx!.expected.get('last_hidden_state_f32')!), hShape, rows, len) as number[],
       );
       const want = fx!.expected.get('cls_normalized_f32')!;
       check(
-        `${name} cls_normalized`,
+        `${name} ${form} cls_normalized`,
         f32(out.sentence_embedding!),
         sliceBatch(f32(want), [want.shape[0]!, 1, hidden], rows, 1) as number[],
       );
       if (hasPooler) {
         const p = fx!.expected.get('pooler_output_f32')!;
         check(
-          `${name} pooler_output`,
+          `${name} ${form} pooler_output`,
           f32(out.pooler_output!),
           sliceBatch(f32(p), [p.shape[0]!, 1, hidden], rows, 1) as number[],
         );
@@ -109,20 +124,21 @@ describe.each(fixtureNames)('ONNX export matches Hugging Face: %s', (name) => {
         pooling: 'mean',
         normalize,
         poolerOutput: false,
+        fusedOps,
       });
       expect(s.outputNames).toEqual(['last_hidden_state', 'sentence_embedding']);
       const [batch, seq] = fx!.expected.get('input_ids')!.shape as [number, number];
       const rows = Array.from({ length: batch }, (_, i) => i);
       const out = await s.run(feeds(fx!, rows, seq));
       check(
-        `${name} ${normalize ? 'mean_normalized' : 'mean_pooled'}`,
+        `${name} ${form} ${normalize ? 'mean_normalized' : 'mean_pooled'}`,
         f32(out.sentence_embedding!),
         f32(fx!.expected.get(normalize ? 'mean_normalized_f32' : 'mean_pooled_f32')!),
       );
       const pairShape = fx!.expected.get('pair_input_ids')!.shape as [number, number];
       const pair = await s.run(feeds(fx!, [0], pairShape[1], 'pair_'));
       check(
-        `${name} pair_last_hidden_state`,
+        `${name} ${form} pair_last_hidden_state`,
         f32(pair.last_hidden_state!),
         f32(fx!.expected.get('pair_last_hidden_state_f32')!),
       );

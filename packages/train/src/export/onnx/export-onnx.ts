@@ -1,6 +1,7 @@
 /**
  * ONNX export of an encoder, written from TypeScript: HF config + plain weights in, a `.onnx`
- * file out (opset 17, IR 8, weights as initializers). A model that would reach protobuf's 2 GiB
+ * file out (opset 17, IR 8, weights as initializers; by default the transformer blocks as ONNX
+ * Runtime's `com.microsoft` contrib operators, `fusedOps: false` for standard operators only). A model that would reach protobuf's 2 GiB
  * limit (bge-m3-sized backbones: ~2.27 GB in float32) keeps its graph in the `.onnx` file and
  * moves every initializer of 1 KiB or more into `<name>_data` beside it (ONNX external data:
  * offsets aligned to 4 KiB so runtimes can map them; the spec is onnx/docs/ExternalData.md,
@@ -20,6 +21,7 @@ import { concatBytes } from '../../internal/concat-bytes.js';
 import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
 import { buildEncoderGraph } from './encoder-graph.js';
 import { onnxIrVersion, onnxOpset } from './graph-builder.js';
+import type { OnnxFusions } from './onnx-layers.js';
 import { encodeOnnxModel, type OnnxModel } from './onnx-proto.js';
 
 export interface OnnxExportInput {
@@ -31,6 +33,11 @@ export interface OnnxExportInput {
   readonly normalize: boolean;
   /** Output the BERT/XLM-R pooler too. Default: when its weights are present. */
   readonly poolerOutput?: boolean;
+  /**
+   * ONNX Runtime's fused contrib operators for the transformer blocks (default true; see
+   * encoder-graph.ts); `false` writes standard ONNX operators only.
+   */
+  readonly fusedOps?: boolean | Partial<OnnxFusions>;
   /** Extra `metadata_props` stored in the model (e.g. run id, formatter version). */
   readonly metadata?: Readonly<Record<string, string>>;
 }
@@ -43,10 +50,15 @@ export function buildOnnxModel(input: OnnxExportInput): OnnxModel {
     pooling: input.pooling,
     normalize: input.normalize,
     ...(input.poolerOutput === undefined ? {} : { poolerOutput: input.poolerOutput }),
+    ...(input.fusedOps === undefined ? {} : { fusedOps: input.fusedOps }),
   });
+  // The contrib operators' only released version is 1.
+  const domains = new Set(graph.nodes.flatMap((n) => (n.domain ? [n.domain] : [])));
+  const opsetImports = [...domains].map((domain) => ({ domain, version: 1 }));
   return {
     irVersion: onnxIrVersion,
     opsetVersion: onnxOpset,
+    ...(opsetImports.length ? { opsetImports } : {}),
     producerName: '@dv/train',
     producerVersion: '0.1.0',
     docString: `${config.model_type} encoder, pooling=${input.pooling}, normalize=${input.normalize}`,

@@ -16,6 +16,8 @@ import {
 export const onnxOpset = 17;
 /** IR version 8 is the one that introduced opset 17 (ONNX 1.12). */
 export const onnxIrVersion = 8;
+/** ONNX Runtime's contrib-operator domain (its fused transformer kernels). */
+export const ortContribDomain = 'com.microsoft';
 
 function bytesOf(a: Float32Array | BigInt64Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
@@ -82,17 +84,31 @@ export class GraphBuilder {
     return name;
   }
 
-  /** Adds a node with `outputs` fresh outputs; returns their names. */
+  /**
+   * Adds a node with `outputs` fresh outputs; returns their names. An empty input name is an
+   * omitted optional input (ONNX convention).
+   */
   node(
     opType: string,
     inputs: readonly string[],
     attributes: Readonly<Record<string, OnnxAttributeValue>> = {},
     outputs = 1,
     hint = opType.toLowerCase(),
+    domain?: string,
   ): string[] {
     const outs = Array.from({ length: outputs }, () => this.name(hint));
-    this.nodes.push({ opType, inputs, outputs: outs, name: this.name(`${hint}_node`), attributes });
+    const name = this.name(`${hint}_node`);
+    this.nodes.push({ opType, inputs, outputs: outs, name, attributes, ...(domain ? { domain } : {}) });
     return outs;
+  }
+
+  /** Adds a single-output ONNX Runtime contrib (`com.microsoft`) node; returns its output. */
+  contribOp(
+    opType: string,
+    inputs: readonly string[],
+    attributes: Readonly<Record<string, OnnxAttributeValue>> = {},
+  ): string {
+    return this.node(opType, inputs, attributes, 1, opType.toLowerCase(), ortContribDomain)[0]!;
   }
 
   /** Adds a single-output node; returns its output name. */

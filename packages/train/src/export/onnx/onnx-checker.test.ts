@@ -28,21 +28,25 @@ describe('onnx.checker', () => {
     () => {
       const dir = mkdtempSync(join(tmpdir(), 'dv-onnx-check-'));
       const paths: Record<string, string> = {};
-      for (const [arch, raw] of Object.entries(miniConfigs())) {
-        const path = join(dir, `${arch}.onnx`);
-        exportOnnx(path, {
-          config: raw,
-          weights: randomEncoderWeights(parseEncoderConfig(raw)),
-          pooling: 'mean',
-          normalize: true,
-        });
-        paths[arch] = path;
-      }
+      // The default graph (ONNX Runtime contrib ops) and the standard-ops one.
+      for (const fusedOps of [true, false])
+        for (const [arch, raw] of Object.entries(miniConfigs())) {
+          const path = join(dir, `${arch}-${fusedOps ? 'fused' : 'standard'}.onnx`);
+          exportOnnx(path, {
+            config: raw,
+            weights: randomEncoderWeights(parseEncoderConfig(raw)),
+            pooling: 'mean',
+            normalize: true,
+            fusedOps,
+          });
+          paths[`${arch} ${fusedOps}`] = path;
+        }
       const report = runPython(python!, script, Object.values(paths)) as Record<
         string,
         { opset: number; ir: number; inputs: Record<string, unknown[]>; outputs: Record<string, unknown[]> }
       >;
-      for (const [arch, path] of Object.entries(paths)) {
+      for (const [key, path] of Object.entries(paths)) {
+        const arch = key.split(' ')[0];
         const r = report[path]!;
         expect(r.opset).toBeGreaterThanOrEqual(14);
         expect(r.inputs.input_ids).toEqual(['batch', 'sequence']);

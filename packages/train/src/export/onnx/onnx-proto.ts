@@ -7,6 +7,7 @@ export {
   type OnnxGraph,
   type OnnxModel,
   type OnnxNode,
+  type OnnxOpsetImport,
   type OnnxTensor,
   type OnnxValueInfo,
   onnxDataType,
