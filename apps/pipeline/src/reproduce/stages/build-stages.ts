@@ -13,7 +13,18 @@ import { synthStage } from './synth-stage.js';
 import { trainStage } from './train-stage.js';
 import { worldStage } from './world-stage.js';
 
-export function modelRefs(config: ReproduceConfig): ModelRef[] {
+/**
+ * Every model a run evaluates: BM25 and each untrained backbone (when `eval.baselines`), then
+ * each trained backbone x mix x seed. `untrained` says where a profile's untrained backbone
+ * comes from (mini: the pretrain stage; paper: the Hub backbone stage).
+ */
+export function modelRefs(
+  config: ReproduceConfig,
+  untrained: { stage: (backbone: string) => string; exportDir: string } = {
+    stage: (backbone) => `pretrain/${backbone}`,
+    exportDir: EXPORT_DIR,
+  },
+): ModelRef[] {
   const models: ModelRef[] = [];
   if (config.eval.baselines) {
     models.push({ id: 'bm25', kind: 'bm25' });
@@ -22,8 +33,8 @@ export function modelRefs(config: ReproduceConfig): ModelRef[] {
         id: `${backbone}/untrained`,
         kind: 'untrained',
         backbone,
-        stage: `pretrain/${backbone}`,
-        exportDir: EXPORT_DIR,
+        stage: untrained.stage(backbone),
+        exportDir: untrained.exportDir,
       });
   }
   for (const backbone of config.backbones)

@@ -8,6 +8,7 @@
 import { requirePaper } from '../../internal/paper-hub.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
+import { modelRefs } from '../build-stages.js';
 import type { ModelRef } from '../eval-stage.js';
 import { MIXES, mixesStage } from '../mixes-stage.js';
 import { reportStage } from '../report-stage.js';
@@ -19,32 +20,9 @@ import { engineExportStage } from './engine-export-stage.js';
 import { hubEvalStage } from './hub-eval-stage.js';
 import { SEEDS_STAGE, seedsStage } from './seeds-stage.js';
 
+/** The paper profile's models: untrained backbones come from the Hub backbone stages. */
 export function paperModelRefs(config: ReproduceConfig): ModelRef[] {
-  const models: ModelRef[] = [];
-  if (config.eval.baselines) {
-    models.push({ id: 'bm25', kind: 'bm25' });
-    for (const backbone of config.backbones)
-      models.push({
-        id: `${backbone}/untrained`,
-        kind: 'untrained',
-        backbone,
-        stage: backboneStageId(backbone),
-        exportDir: BACKBONE_EXPORT,
-      });
-  }
-  for (const backbone of config.backbones)
-    for (const mix of MIXES)
-      for (const seed of config.seeds)
-        models.push({
-          id: `${backbone}/${mix}/seed-${seed}`,
-          kind: 'trained',
-          backbone,
-          mix,
-          seed,
-          stage: `train/${backbone}/${mix}/seed-${seed}`,
-          exportDir: 'export',
-        });
-  return models;
+  return modelRefs(config, { stage: backboneStageId, exportDir: BACKBONE_EXPORT });
 }
 
 export interface PaperStages {
