@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Optional Python reference stack for golden/reference checks (never a runtime dependency):
 # creates <repo>/.venv-ref with torch (CPU), transformers, sentence-transformers, safetensors, onnx,
+# onnxruntime (its quantizer is the int8 export's reference),
 # the benchmark baselines torchmetrics and faiss-cpu, and accelerate + datasets for the
 # sentence-transformers training export (`dv train export`). Tests that need it find it there and
 # skip with a message when it is absent.
@@ -9,8 +10,8 @@
 set -u
 cd "$(dirname "$0")/.."
 VENV=.venv-ref
-MODULES="torch transformers sentence_transformers safetensors onnx torchmetrics faiss numpy accelerate datasets"
-PACKAGES="torch transformers sentence-transformers safetensors onnx torchmetrics faiss-cpu numpy accelerate datasets"
+MODULES="torch transformers sentence_transformers safetensors onnx onnxruntime torchmetrics faiss numpy accelerate datasets"
+PACKAGES="torch transformers sentence-transformers safetensors onnx onnxruntime torchmetrics faiss-cpu numpy accelerate datasets"
 
 check() {
   "$VENV/bin/python" - "$MODULES" <<'PY' 2>/dev/null

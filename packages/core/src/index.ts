@@ -121,6 +121,7 @@ export * from './schemas/evaluation-result.js';
 export * from './schemas/formatter-settings.js';
 export * from './schemas/instructed-set.js';
 export * from './schemas/mteb-results.js';
+export * from './schemas/onnx-precision.js';
 export * from './schemas/passage.js';
 export * from './schemas/pooling.js';
 export * from './schemas/qrels.js';

@@ -162,10 +162,61 @@ describe('dv eval encode + dv eval run --embeddings', () => {
     expect(p.stderr).not.toMatch(/at .*\.ts:\d+/);
   }, 60_000);
 
+  it('int8: dv train onnx writes the int8 graph, encode and run use it, and it stays near float32', async () => {
+    const int8Dir = join(dir, 'emb-int8');
+    const missing = await encode('0/1', int8Dir, ['--precision', 'int8']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no onnx\/model_qint8\.onnx .*dv train onnx --model .* --precision int8/);
+    const w = await dv(['train', 'onnx', '--model', model, '--precision', 'int8']);
+    expect(w.code, w.stderr).toBe(0);
+    expect(w.stdout).toMatch(/model_qint8\.onnx \(int8, cls pooling, normalised\)/);
+    const e = await encode('0/1', int8Dir, ['--precision', 'int8']);
+    expect(e.code, e.stderr).toBe(0);
+    const { readEmbeddingShards } = await import('@dv/eval');
+    const [q, f] = await Promise.all([readEmbeddingShards(int8Dir), readEmbeddingShards(join(dir, 'emb-1'))]);
+    expect(q.ids).toEqual(f.ids);
+    let minCos = 1;
+    let maxDiff = 0;
+    for (let r = 0; r < q.ids.length; r++) {
+      let dot = 0;
+      for (let j = 0; j < q.dim; j++) {
+        const a = q.matrix[r * q.dim + j]!;
+        const b = f.matrix[r * f.dim + j]!;
+        dot += a * b;
+        maxDiff = Math.max(maxDiff, Math.abs(a - b));
+      }
+      minCos = Math.min(minCos, dot);
+    }
+    expect(maxDiff).toBeGreaterThan(0); // another graph, not the float32 file again
+    expect(minCos).toBeGreaterThan(0.99);
+    // Queries must be encoded by the same graph as the documents.
+    const mixed = await run(join(dir, 'run-mixed'), ['--embeddings', int8Dir]);
+    expect(mixed.code).toBe(1);
+    const same = await run(join(dir, 'run-int8'), ['--embeddings', int8Dir, '--precision', 'int8']);
+    expect(same.code, same.stderr).toBe(0);
+  }, 120_000);
+
   it('bad usage exits 2', async () => {
     expect((await encode('4/4', join(dir, 'z'))).code).toBe(2);
     expect(
       (await dv(['eval', 'encode', '--model', 'bm25', '--corpus', corpusFile, '--out', join(dir, 'z')])).code,
+    ).toBe(2);
+    expect((await encode('0/1', join(dir, 'z'), ['--precision', 'int4'])).code).toBe(2);
+    expect(
+      (
+        await dv([
+          'eval',
+          'encode',
+          '--model',
+          'bm25',
+          '--precision',
+          'int8',
+          '--corpus',
+          corpusFile,
+          '--out',
+          join(dir, 'z'),
+        ])
+      ).code,
     ).toBe(2);
   });
 });

@@ -4,7 +4,7 @@
  * the corpus again. Thin: the library owns the format, the checks and the resume rule.
  */
 import { resolve } from 'node:path';
-import { createProgress, DataError } from '@dv/core';
+import { createProgress, DataError, OnnxPrecision } from '@dv/core';
 import {
   createRanker,
   DenseRanker,
@@ -15,16 +15,40 @@ import {
   type Ranker,
   readEmbeddingShards,
 } from '@dv/eval';
-import { type Command, type CommandContext, numberOption, requireString, UsageError } from '../cli-kit.js';
+import {
+  type Command,
+  type CommandContext,
+  enumOption,
+  numberOption,
+  requireString,
+  UsageError,
+} from '../cli-kit.js';
 import { formatterFrom, formatterOptions } from './formatter-options.js';
 
 const POSITIVE_INT = { integer: true, positive: true } as const;
+
+/** `--precision` of the dense-model commands: which graph of an onnx:DIR folder runs. */
+export const precisionOption = {
+  precision: {
+    type: 'string',
+    description: `onnx:DIR graph: ${OnnxPrecision.options.join(' | ')} (int8: onnx/model_qint8.onnx, see 'dv train onnx')`,
+    valueName: 'P',
+  },
+} as const;
+
+/** The `--precision` value, for onnx:DIR models only. */
+export function precisionFrom(ctx: CommandContext, spec: string): OnnxPrecision | undefined {
+  const precision = enumOption(ctx, 'precision', OnnxPrecision.options);
+  if (precision && precision !== 'fp32' && !spec.startsWith('onnx:'))
+    throw new UsageError(`--precision ${precision} needs an onnx:DIR model, got '${spec}'`);
+  return precision;
+}
 const positiveInt = (ctx: CommandContext, name: string) => numberOption(ctx, name, POSITIVE_INT);
 
 export const encodeCommand: Command = {
   name: 'encode',
   summary: 'encode one shard of a corpus into .npy embeddings',
-  usage: '--model SPEC --corpus FILE [--shard i/n] --out DIR [--batch-size N] [--threads N]',
+  usage: '--model SPEC --corpus FILE [--shard i/n] --out DIR [--batch-size N] [--threads N] [--precision P]',
   description: `Encodes shard i of n (0-based) of a corpus with a dense model and writes, into --out:
   embeddings-IIIII-of-NNNNN.npy     float32 (rows, dim), loads with numpy.load
   ids-IIIII-of-NNNNN.jsonl          {"docid", "textSha256"} per row, in row order
@@ -35,7 +59,10 @@ number of machines into one folder (or copy them together), then
 'dv eval run --benchmark B --model SPEC --embeddings DIR' searches with them.
 A finished shard is not encoded again. Use the formatter options of the later 'dv eval run'.
 ONNX models use the CUDA execution provider when there is a CUDA device and onnxruntime-node's
-CUDA provider is installed (DV_ORT_PROVIDER=auto|cpu|cuda), else the CPU, and say which.`,
+CUDA provider is installed (DV_ORT_PROVIDER=auto|cpu|cuda), else the CPU, and say which.
+--precision int8 runs the folder's int8 graph (onnx/model_qint8.onnx, from 'dv train onnx --precision
+int8'): about twice as fast on the CPU, embeddings within int8 noise of float32 (docs/benchmarks.md).
+Use the same --precision for 'dv eval run --embeddings', so queries and documents match.`,
   options: {
     model: {
       type: 'string',
@@ -52,6 +79,7 @@ CUDA provider is installed (DV_ORT_PROVIDER=auto|cpu|cuda), else the CPU, and sa
       default: '32',
     },
     threads: { type: 'string', description: 'onnxruntime intra-op threads', valueName: 'N' },
+    ...precisionOption,
     ...formatterOptions,
   },
   async run(ctx) {
@@ -66,6 +94,7 @@ CUDA provider is installed (DV_ORT_PROVIDER=auto|cpu|cuda), else the CPU, and sa
     }
     const batchSize = positiveInt(ctx, 'batch-size') ?? 32;
     const threads = positiveInt(ctx, 'threads');
+    const precision = precisionFrom(ctx, spec);
     let providers: string[] | undefined;
     if (spec.startsWith('onnx:')) {
       let choice: ReturnType<typeof detectOrtProviders>;
@@ -85,6 +114,7 @@ CUDA provider is installed (DV_ORT_PROVIDER=auto|cpu|cuda), else the CPU, and sa
         ortProviders: providers,
         batchSize,
         threads,
+        precision,
       });
     } catch (err) {
       if (err instanceof DataError) throw err;

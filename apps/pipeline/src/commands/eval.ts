@@ -39,7 +39,7 @@ import {
 } from '@dv/eval';
 import { type Command, enumOption, numberOption, requireString, UsageError } from '../cli-kit.js';
 import { registerTfjsModel } from '../tfjs-model.js';
-import { encodeCommand, rankerWithEmbeddings } from './eval-encode.js';
+import { encodeCommand, precisionFrom, precisionOption, rankerWithEmbeddings } from './eval-encode.js';
 import { formatterFrom, formatterOptions } from './formatter-options.js';
 
 // `tfjs:DIR` models (@dv/eval alone knows none); `dv eval encode` is a subcommand, so it has them too.
@@ -207,6 +207,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
       valueName: 'DIR',
       default: '.cache/embeddings',
     },
+    ...precisionOption,
     ...formatterOptions,
     'infosearch-variant': {
       type: 'string',
@@ -236,6 +237,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
       throw err;
     }
     const spec = requireString(ctx, 'model');
+    const precision = precisionFrom(ctx, spec);
     const files = (ctx.values.set as string[] | undefined) ?? [];
     const data = typeof ctx.values.data === 'string' ? resolve(ctx.values.data) : undefined;
     if (files.length > 0 && data) throw new UsageError('give --data or --set, not both');
@@ -276,6 +278,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
           }
         },
         formatter: formatterFrom(ctx),
+        precision,
       });
     } catch (err) {
       // a spec we do not know is usage (2); a model that fails to load or answer is a failure (1)
@@ -293,6 +296,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
       identity: {
         benchmark: bench.name,
         model: spec,
+        ...(precision === 'int8' ? { precision } : {}),
         sets: files.map((f) => resolve(f)),
         data: data ?? null,
         topK: topK ?? null,

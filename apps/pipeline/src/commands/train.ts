@@ -1,7 +1,8 @@
 /**
  * `dv train ...`: the training engine (@dv/train), thin over its library calls: `vocab` (a
  * WordPiece vocabulary), `init` (a freshly initialised mini backbone as an HF folder), `mlm`
- * (MLM pretraining of a mini backbone, cached), `run` (contrastive training on a mix).
+ * (MLM pretraining of a mini backbone, cached), `run` (contrastive training on a mix), `export`
+ * (data and launch files for a distributed engine), `onnx` (a folder's ONNX graph, float32 or int8).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,6 +27,7 @@ import {
   UsageError,
 } from '../cli-kit.js';
 import { trainExportCommand } from './train-export.js';
+import { trainOnnxCommand } from './train-onnx.js';
 
 const POSITIVE_INT: NumberSpec = { integer: true, positive: true };
 /** A required positive-integer option (its default in the option spec, or `fallback`). */
@@ -427,5 +429,5 @@ export const trainCommand: Command = {
   name: 'train',
   summary: 'train bi-encoders: vocabulary, init, MLM pretraining, contrastive training on a mix',
   description: `Training engine commands. 'dv doctor' shows which tfjs backend they use (DV_TF_BACKEND overrides).`,
-  subcommands: [vocabCommand, initCommand, mlmCommand, runCommandSpec, trainExportCommand],
+  subcommands: [vocabCommand, initCommand, mlmCommand, runCommandSpec, trainExportCommand, trainOnnxCommand],
 };

@@ -11,7 +11,14 @@
 import { ProtoWriter } from './proto-writer.js';
 
 /** TensorProto.DataType values used here. */
-export const onnxDataType = Object.freeze({ FLOAT: 1, INT32: 6, INT64: 7, BOOL: 9 } as const);
+export const onnxDataType = Object.freeze({
+  FLOAT: 1,
+  UINT8: 2,
+  INT8: 3,
+  INT32: 6,
+  INT64: 7,
+  BOOL: 9,
+} as const);
 export type OnnxDataType = (typeof onnxDataType)[keyof typeof onnxDataType];
 
 /** AttributeProto.AttributeType values. */

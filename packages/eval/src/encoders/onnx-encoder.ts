@@ -12,6 +12,10 @@
  * its Pooling module's config, a Normalize module; @dv/core `readModelFolderSettings`); options
  * override the folder, and folders that declare nothing get `model` pooling when the graph has
  * `sentence_embedding`, else `cls`, and normalisation on.
+ * `precision: 'int8'` loads the folder's int8 graph (`onnx/model_qint8.onnx`, @dv/core
+ * `onnxModelFile`; written by @dv/train `exportFolderOnnx` / `dv train onnx --precision int8`):
+ * the same model with its Linear weights quantized, faster on the CPU and within int8 noise of
+ * float32 (docs/benchmarks.md gives the measured speed and the embedding differences).
  * `settings` pins the model and tokenizer by SHA-256, so cached embeddings follow the files.
  * Throughput: a call of more than `batchSize` texts is batched longest first (by characters,
  * as sentence-transformers' `encode`; `lengthSortedOrder`), rows returned in input order. The
@@ -33,6 +37,8 @@ import {
   type FormatterSettings,
   hashFile,
   modelMaxLength,
+  type OnnxPrecision,
+  onnxModelFile,
   type Pooling,
   readModelFolderSettings,
 } from '@dv/core';
@@ -61,6 +67,8 @@ export interface OnnxEncoderOptions {
   executionProviders?: string[];
   formatter?: FormatterSettings;
   name?: string;
+  /** Which of the folder's graphs `fromDir` loads (default `fp32`; see the file comment). */
+  precision?: OnnxPrecision;
 }
 
 export { modelMaxLength };
@@ -110,6 +118,7 @@ export class OnnxEncoder implements Encoder {
       pooling,
       normalize: options.normalize ?? true,
       maxLength: options.maxLength ?? 512,
+      ...(options.precision === 'int8' ? { precision: 'int8' } : {}),
     };
   }
 
@@ -149,13 +158,24 @@ export class OnnxEncoder implements Encoder {
   }
 
   /**
-   * A model folder: `model.onnx` (or `onnx/model.onnx`) and `tokenizer.json`; pooling and
+   * A model folder: `model.onnx` (or `onnx/model.onnx`; `onnx/model_qint8.onnx` for `precision:
+   * 'int8'`) and `tokenizer.json`; pooling and
    * normalisation as the folder's sentence-transformers modules say, unless given (see the file
    * comment); `maxLength`, when not given, from @dv/core `modelMaxLength` (at most 512).
    */
   static async fromDir(dir: string, options: Partial<OnnxEncoderOptions> = {}): Promise<OnnxEncoder> {
-    const modelPath = [join(dir, 'model.onnx'), join(dir, 'onnx', 'model.onnx')].find((p) => existsSync(p));
-    if (!modelPath) throw new DataError('no model.onnx (or onnx/model.onnx) in the model folder', dir);
+    const int8 = options.precision === 'int8';
+    const candidates = int8
+      ? [join(dir, onnxModelFile('int8'))]
+      : [join(dir, 'model.onnx'), join(dir, onnxModelFile('fp32'))];
+    const modelPath = candidates.find((p) => existsSync(p));
+    if (!modelPath)
+      throw new DataError(
+        int8
+          ? `no ${onnxModelFile('int8')} in the model folder (write it with: dv train onnx --model ${dir} --precision int8)`
+          : 'no model.onnx (or onnx/model.onnx) in the model folder',
+        dir,
+      );
     const folder = readModelFolderSettings(dir);
     return OnnxEncoder.create({
       ...options,

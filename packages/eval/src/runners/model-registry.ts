@@ -4,14 +4,15 @@
  *   bm25[:K1,B]          the lexical baseline (default k1 0.9, b 0.4)
  *   openai:MODEL         an OpenAI-compatible embeddings endpoint (OPENAI_BASE_URL,
  *                        OPENAI_API_KEY from the environment); vectors cached per text
- *   onnx:DIR             an ONNX model folder (model.onnx + tokenizer.json)
+ *   onnx:DIR             an ONNX model folder (model.onnx + tokenizer.json; `precision: 'int8'`
+ *                        runs its onnx/model_qint8.onnx)
  * Other packages add theirs with `registerModelFactory` (apps/pipeline registers `tfjs:DIR`,
  * @dv/train's TfjsEncoder), so @dv/eval depends on no training runtime.
  * Dense models rank by exact inner product with corpus embeddings cached by content.
  * Per-model prompts come in through `formatter` (query/document prefixes, joiner).
  */
 import { join } from 'node:path';
-import type { FormatterSettings } from '@dv/core';
+import type { FormatterSettings, OnnxPrecision } from '@dv/core';
 import { Bm25Ranker } from '../encoders/bm25.js';
 import { OnnxEncoder } from '../encoders/onnx-encoder.js';
 import { OpenAiEmbeddingsEncoder } from '../encoders/openai-embeddings.js';
@@ -30,6 +31,8 @@ export interface ModelContext {
   batchSize?: number;
   /** onnxruntime intra-op threads for onnx:DIR. */
   threads?: number;
+  /** Which graph of an onnx:DIR folder to run (default fp32; see `OnnxEncoder.fromDir`). */
+  precision?: OnnxPrecision;
 }
 
 export interface ModelFactory {
@@ -75,6 +78,7 @@ const onnx: ModelFactory = {
       ...(ctx.ortProviders ? { executionProviders: ctx.ortProviders } : {}),
       ...(ctx.batchSize ? { batchSize: ctx.batchSize } : {}),
       ...(ctx.threads ? { threads: ctx.threads } : {}),
+      ...(ctx.precision ? { precision: ctx.precision } : {}),
     });
     return new DenseRanker(encoder, { cache: ctx.cache, onEncode: ctx.onEncode });
   },

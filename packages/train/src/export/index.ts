@@ -26,6 +26,12 @@ export {
 } from './encoder-weights.js';
 export { exportHuggingFace, type HuggingFaceExportInput } from './huggingface/export-hugging-face.js';
 export type { EncoderGraphOptions } from './onnx/encoder-graph.js';
+export {
+  exportFolderOnnx,
+  type FolderOnnxOptions,
+  type FolderOnnxResult,
+} from './onnx/export-folder-onnx.js';
 export { buildOnnxModel, encodeOnnx, exportOnnx, type OnnxExportInput } from './onnx/export-onnx.js';
 export { onnxIrVersion, onnxOpset } from './onnx/graph-builder.js';
 export type { OnnxFusions } from './onnx/onnx-layers.js';
+export { type Int8Columns, quantizeInt8PerColumn } from './onnx/quantize-int8.js';

@@ -12,6 +12,7 @@
  *   1_Pooling/config.json             cls or mean pooling
  *   2_Normalize/                      only when `normalize` (the module has no config)
  *   onnx/model.onnx                   optional (`withOnnx`), the same graph `exportOnnx` writes
+ *   onnx/model_qint8.onnx             optional (`withOnnx: ['fp32', 'int8']`), the int8 graph
  *
  * Layout as sentence-transformers saves a model (`SentenceTransformer.save`, v6). What differs
  * by architecture (transformers class, tokenizer class and special tokens, usable positions,
@@ -21,7 +22,14 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataError, type Pooling, writeBytesAtomic, writeJsonAtomic } from '@dv/core';
+import {
+  DataError,
+  type OnnxPrecision,
+  onnxModelFile,
+  type Pooling,
+  writeBytesAtomic,
+  writeJsonAtomic,
+} from '@dv/core';
 import { architectureOf, parseEncoderConfig } from '../../architectures/registry.js';
 import { writeSafetensors } from '../../safetensors/index.js';
 import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
@@ -44,8 +52,11 @@ export interface HuggingFaceExportInput {
   readonly prompts?: Readonly<Record<string, string>>;
   /** Extra safetensors `__metadata__` entries (`format: pt` is always set). */
   readonly metadata?: Readonly<Record<string, string>>;
-  /** Also write `onnx/model.onnx`. Default false. */
-  readonly withOnnx?: boolean;
+  /**
+   * Also write the ONNX graph: `true` = float32 `onnx/model.onnx`; a list of precisions writes
+   * each one's file (@dv/core `onnxModelFile`). Default none.
+   */
+  readonly withOnnx?: boolean | readonly OnnxPrecision[];
 }
 
 /** do_lower_case as the tokenizer.json's BertNormalizer says (false when it has none). */
@@ -141,9 +152,11 @@ export async function exportHuggingFace(dir: string, input: HuggingFaceExportInp
     include_prompt: true,
   });
   if (input.normalize) mkdirSync(join(dir, '2_Normalize'), { recursive: true });
-  if (input.withOnnx) {
-    const onnxPath = join(dir, 'onnx', 'model.onnx');
-    exportOnnx(onnxPath, { config, weights, pooling: input.pooling, normalize: input.normalize });
+  const precisions: readonly OnnxPrecision[] =
+    input.withOnnx === true ? ['fp32'] : input.withOnnx === false || !input.withOnnx ? [] : input.withOnnx;
+  for (const precision of precisions) {
+    const onnxPath = join(dir, onnxModelFile(precision));
+    exportOnnx(onnxPath, { config, weights, pooling: input.pooling, normalize: input.normalize, precision });
     written.push(onnxPath);
   }
   return written;

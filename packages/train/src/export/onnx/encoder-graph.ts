@@ -11,7 +11,7 @@
  * Runtime's fused contrib operators, which take the int32 mask itself instead of the bias. Architectures with a pooler (BERT/XLM-R) can
  * also output it, tanh(W h[:,0] + b).
  */
-import { DataError, type Pooling } from '@dv/core';
+import { DataError, type OnnxPrecision, type Pooling } from '@dv/core';
 import type { OnnxInputs } from '../../architectures/encoder-architecture.js';
 import { architectureOf, type EncoderConfig } from '../../architectures/registry.js';
 import type { EncoderWeights } from '../encoder-weights.js';
@@ -30,6 +30,11 @@ export interface EncoderGraphOptions {
    * SkipLayerNormalization), `false` = standard ONNX operators only, for other runtimes.
    */
   readonly fusedOps?: boolean | Partial<OnnxFusions>;
+  /**
+   * `int8`: Linear weights as per-column int8 with ONNX Runtime's dynamic quantization
+   * (onnx-layers.ts; contrib operators even with `fusedOps: false`). Default `fp32`.
+   */
+  readonly precision?: OnnxPrecision;
 }
 
 const float32Min = -3.4028234663852886e38;
@@ -44,7 +49,7 @@ export function buildEncoderGraph(
   const f = options.fusedOps ?? true;
   const fusions: OnnxFusions =
     typeof f === 'boolean' ? (f ? defaultFusions : noFusions) : { ...noFusions, ...f };
-  const g = new OnnxLayers(config, weights, fusions);
+  const g = new OnnxLayers(config, weights, fusions, options.precision ?? 'fp32');
   const fused = fusions.attention;
   const b = g.b;
   const dims = ['batch', 'sequence'];

@@ -15,7 +15,7 @@
  * forward pass of each architecture is its module's `onnx-graph.ts` (../../architectures/).
  */
 import { basename, dirname, join } from 'node:path';
-import { DataError, type OnnxTensor, type Pooling, writeBytesAtomic } from '@dv/core';
+import { DataError, type OnnxPrecision, type OnnxTensor, type Pooling, writeBytesAtomic } from '@dv/core';
 import { type EncoderConfig, parseEncoderConfig } from '../../architectures/registry.js';
 import { concatBytes } from '../../internal/concat-bytes.js';
 import { type EncoderWeight, type EncoderWeights, toWeightMap } from '../encoder-weights.js';
@@ -38,6 +38,8 @@ export interface OnnxExportInput {
    * encoder-graph.ts); `false` writes standard ONNX operators only.
    */
   readonly fusedOps?: boolean | Partial<OnnxFusions>;
+  /** `int8`: dynamically quantized Linear weights (see encoder-graph.ts). Default `fp32`. */
+  readonly precision?: OnnxPrecision;
   /** Extra `metadata_props` stored in the model (e.g. run id, formatter version). */
   readonly metadata?: Readonly<Record<string, string>>;
 }
@@ -51,6 +53,7 @@ export function buildOnnxModel(input: OnnxExportInput): OnnxModel {
     normalize: input.normalize,
     ...(input.poolerOutput === undefined ? {} : { poolerOutput: input.poolerOutput }),
     ...(input.fusedOps === undefined ? {} : { fusedOps: input.fusedOps }),
+    ...(input.precision === undefined ? {} : { precision: input.precision }),
   });
   // The contrib operators' only released version is 1.
   const domains = new Set(graph.nodes.flatMap((n) => (n.domain ? [n.domain] : [])));
@@ -61,11 +64,12 @@ export function buildOnnxModel(input: OnnxExportInput): OnnxModel {
     ...(opsetImports.length ? { opsetImports } : {}),
     producerName: '@dv/train',
     producerVersion: '0.1.0',
-    docString: `${config.model_type} encoder, pooling=${input.pooling}, normalize=${input.normalize}`,
+    docString: `${config.model_type} encoder, pooling=${input.pooling}, normalize=${input.normalize}${input.precision === 'int8' ? ', int8 dynamic quantization' : ''}`,
     metadata: {
       model_type: config.model_type,
       pooling: input.pooling,
       normalize: String(input.normalize),
+      ...(input.precision === 'int8' ? { precision: 'int8' } : {}),
       hidden_size: String(config.hidden_size),
       ...input.metadata,
     },

@@ -19,7 +19,7 @@ export const onnxIrVersion = 8;
 /** ONNX Runtime's contrib-operator domain (its fused transformer kernels). */
 export const ortContribDomain = 'com.microsoft';
 
-function bytesOf(a: Float32Array | BigInt64Array): Uint8Array {
+function bytesOf(a: Float32Array | BigInt64Array | Int8Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 
@@ -52,6 +52,15 @@ export class GraphBuilder {
       throw new Error(`initializer ${hint}: dims [${dims}] need ${count} values, got ${data.length}`);
     const name = this.name(hint);
     this.initializers.push({ name, dataType: onnxDataType.FLOAT, dims, raw: bytesOf(data) });
+    return name;
+  }
+
+  int8Init(hint: string, dims: readonly number[], data: Int8Array): string {
+    const count = dims.reduce((a, b) => a * b, 1);
+    if (data.length !== count)
+      throw new Error(`initializer ${hint}: dims [${dims}] need ${count} values, got ${data.length}`);
+    const name = this.name(hint);
+    this.initializers.push({ name, dataType: onnxDataType.INT8, dims, raw: bytesOf(data) });
     return name;
   }
 

@@ -18,11 +18,21 @@
  *   the softmax instead of finfo(float32).min: both give exp(...) = 0 in float32);
  * - attention on projected (e.g. rotary) Q, K, V: `MultiHeadAttention(q, k, v, key_padding_mask)`.
  * Without fusions every block uses standard ONNX operators only (any runtime).
+ *
+ * With `precision: 'int8'` every Linear weight is stored as symmetric per-column int8
+ * (`quantizeInt8PerColumn`, the scheme of ONNX Runtime's `quantize_dynamic` with per-channel
+ * QInt8 weights) and its product runs as ONNX Runtime's dynamic quantization: the activation is
+ * quantized to uint8 per tensor at run time, multiplied in integers, and scaled back to float32:
+ * `DynamicQuantizeMatMul(x, q, scale, 0, b)` for a Linear, and for fused BERT self-attention
+ * `DynamicQuantizeLinear(x)` then `QAttention` with the packed int8 projection. Embedding tables,
+ * LayerNorm, GELU, softmax and pooling stay float32.
  */
+import type { OnnxPrecision } from '@dv/core';
 import type { EncoderConfigBase } from '../../architectures/shared/config-fields.js';
 import { type EncoderWeights, requireWeight } from '../encoder-weights.js';
 import { GraphBuilder } from './graph-builder.js';
 import { onnxDataType } from './onnx-proto.js';
+import { quantizeInt8PerColumn } from './quantize-int8.js';
 
 function transpose2d(data: Float32Array, rows: number, cols: number): Float32Array {
   const out = new Float32Array(data.length);
@@ -59,6 +69,8 @@ export class OnnxLayers {
     readonly weights: EncoderWeights,
     /** The blocks emitted as ONNX Runtime contrib operators (see the file comment). */
     readonly fused: OnnxFusions = noFusions,
+    /** The Linear weights' precision (see the file comment). */
+    readonly precision: OnnxPrecision = 'fp32',
   ) {
     this.hidden = config.hidden_size;
     this.heads = config.num_attention_heads;
@@ -71,15 +83,38 @@ export class OnnxLayers {
 
   /** x W^T + b for a torch Linear `name` with weight [out, in]. */
   linear(x: string, name: string, inDim: number, outDim: number, bias = true): string {
+    if (this.precision === 'int8') return this.matMul(x, name, inDim, outDim, bias);
     const y = this.matMul(x, name, inDim, outDim);
     if (!bias) return y;
     return this.b.op('Add', [y, this.bias(name, outDim)]);
   }
 
-  /** x W^T (no bias) for a torch Linear `name` with weight [out, in]. */
-  private matMul(x: string, name: string, inDim: number, outDim: number): string {
+  /**
+   * x W^T for a torch Linear `name` with weight [out, in]; with `withBias` (int8 only) the bias
+   * is added by the same node.
+   */
+  private matMul(x: string, name: string, inDim: number, outDim: number, withBias = false): string {
     const wt = transpose2d(this.w(`${name}.weight`, [outDim, inDim]), outDim, inDim);
-    return this.b.op('MatMul', [x, this.b.floatInit(`${name}.weight_t`, [inDim, outDim], wt)]);
+    if (this.precision === 'fp32')
+      return this.b.op('MatMul', [x, this.b.floatInit(`${name}.weight_t`, [inDim, outDim], wt)]);
+    const q = this.int8Weight(`${name}.weight_t`, wt, inDim, outDim);
+    return this.b.contribOp('DynamicQuantizeMatMul', [
+      x,
+      q.data,
+      q.scale,
+      q.zeroPoint,
+      ...(withBias ? [this.bias(name, outDim)] : []),
+    ]);
+  }
+
+  /** The int8 initializers of a weight [inDim, outDim]: values, per-column scales, zero points. */
+  private int8Weight(hint: string, wt: Float32Array, inDim: number, outDim: number) {
+    const q = quantizeInt8PerColumn(wt, inDim, outDim);
+    return {
+      data: this.b.int8Init(`${hint}_quantized`, [inDim, outDim], q.data),
+      scale: this.b.floatInit(`${hint}_scale`, [outDim], q.scale),
+      zeroPoint: this.b.int8Init(`${hint}_zero_point`, [outDim], new Int8Array(outDim)),
+    };
   }
 
   private bias(name: string, outDim: number): string {
@@ -200,12 +235,31 @@ export class OnnxLayers {
       for (let r = 0; r < h; r++) packed.set(wt.subarray(r * h, (r + 1) * h), r * 3 * h + j * h);
       bias.set(this.w(`${name}.bias`, [h]), j * h);
     });
+    const qkvBias = this.b.floatInit(`${prefix}.qkv.bias`, [3 * h], bias);
+    if (this.precision === 'int8') {
+      const [xq, xScale, xZeroPoint] = this.b.node('DynamicQuantizeLinear', [x], {}, 3);
+      const q = this.int8Weight(`${prefix}.qkv.weight_t`, packed, h, 3 * h);
+      return this.b.contribOp(
+        'QAttention',
+        [
+          xq!,
+          q.data,
+          qkvBias,
+          xScale!,
+          q.scale,
+          this.keyPaddingMask(attentionMask),
+          xZeroPoint!,
+          q.zeroPoint,
+        ],
+        { num_heads: { i: this.heads } },
+      );
+    }
     return this.b.contribOp(
       'Attention',
       [
         x,
         this.b.floatInit(`${prefix}.qkv.weight_t`, [h, 3 * h], packed),
-        this.b.floatInit(`${prefix}.qkv.bias`, [3 * h], bias),
+        qkvBias,
         this.keyPaddingMask(attentionMask),
       ],
       { num_heads: { i: this.heads } },

@@ -1,0 +1,47 @@
+/**
+ * `dv train onnx`: writes the ONNX graph of an existing Hugging Face model folder, float32
+ * (`onnx/model.onnx`) or int8 (`onnx/model_qint8.onnx`), for `onnx:DIR` models in `dv eval`.
+ * Thin over @dv/train `exportFolderOnnx`.
+ */
+import { OnnxPrecision, Pooling } from '@dv/core';
+import { type Command, enumOption, requireString } from '../cli-kit.js';
+
+export const trainOnnxCommand: Command = {
+  name: 'onnx',
+  summary: "write a model folder's ONNX graph (float32, or int8 for faster CPU encoding)",
+  usage: '--model DIR [--precision fp32|int8] [--pooling cls|mean]',
+  description: `Reads config.json and model.safetensors of a Hugging Face folder (a 'dv train run' export, an
+'dv train init' backbone, or a downloaded BERT / XLM-RoBERTa / gte-multilingual model) and writes its
+encoder as ONNX into the folder, pooled and normalised as the folder's sentence-transformers modules say:
+  --precision fp32   onnx/model.onnx (ONNX Runtime's fused attention and GELU operators)
+  --precision int8   onnx/model_qint8.onnx: every Linear weight as per-column int8 (the bytes ONNX
+                     Runtime's quantize_dynamic writes), activations quantized at run time; about a
+                     quarter of the size and, on CPUs with VNNI, about twice as fast; 'dv eval encode
+                     --precision int8' and 'dv eval run --precision int8' run it
+--pooling is needed only for folders that do not declare their pooling.`,
+  options: {
+    model: { type: 'string', description: 'Hugging Face model folder', valueName: 'DIR' },
+    precision: {
+      type: 'string',
+      description: OnnxPrecision.options.join(' | '),
+      valueName: 'P',
+      default: 'fp32',
+    },
+    pooling: {
+      type: 'string',
+      description: `${Pooling.options.join(' | ')} (default: the folder's)`,
+      valueName: 'P',
+    },
+  },
+  async run(ctx) {
+    const dir = requireString(ctx, 'model');
+    const precision = enumOption(ctx, 'precision', OnnxPrecision.options) ?? 'fp32';
+    const pooling = enumOption(ctx, 'pooling', Pooling.options);
+    const { exportFolderOnnx } = await import('@dv/train');
+    const r = exportFolderOnnx(dir, { precision, ...(pooling ? { pooling } : {}) });
+    ctx.stdout.write(
+      `wrote ${r.files.join(', ')} (${r.precision}, ${r.pooling} pooling${r.normalize ? ', normalised' : ''})\n`,
+    );
+    return 0;
+  },
+};

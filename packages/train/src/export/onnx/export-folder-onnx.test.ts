@@ -1,0 +1,95 @@
+// The ONNX graphs of an existing folder: our own export (rewritten byte for byte) and a plain
+// Hugging Face folder from data-external (the real bert-base-uncased tokenizer and HF's own
+// BertModel weights layout, with the `bert.`-less names of a base model), run by onnxruntime-node.
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataError } from '@dv/core';
+import * as ort from 'onnxruntime-node';
+import { describe, expect, it } from 'vitest';
+import { parseEncoderConfig } from '../../architectures/registry.js';
+import { tinyModelDir } from '../../test-utils/tiny-model-dir.js';
+import { exportHuggingFace } from '../huggingface/export-hugging-face.js';
+import { miniConfigs, randomEncoderWeights } from '../test-utils/random-encoder.js';
+import { exportFolderOnnx } from './export-folder-onnx.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'dv-folder-onnx-'));
+
+async function sentenceEmbedding(path: string, ids: number[][], mask: number[][]): Promise<Float32Array> {
+  const s = await ort.InferenceSession.create(path);
+  const shape = [ids.length, ids[0]!.length];
+  const t = (v: number[][]) => new ort.Tensor('int64', BigInt64Array.from(v.flat(), BigInt), shape);
+  const feeds: Record<string, ort.Tensor> = { input_ids: t(ids), attention_mask: t(mask) };
+  if (s.inputNames.includes('token_type_ids')) feeds.token_type_ids = t(ids.map((r) => r.map(() => 0)));
+  const out = (await s.run(feeds, ['sentence_embedding'])).sentence_embedding!.data as Float32Array;
+  await s.release();
+  return out;
+}
+
+describe('exportFolderOnnx', () => {
+  it("rewrites our export's float32 and int8 graphs byte for byte, with the folder's pooling", async () => {
+    const raw = miniConfigs().bert;
+    const dir = tmp();
+    const tokenizerJson = join(tmp(), 'tokenizer.json');
+    writeFileSync(tokenizerJson, '{"version":"1.0","model":{"type":"WordPiece","vocab":{"a":0}}}');
+    const written = await exportHuggingFace(dir, {
+      config: raw,
+      weights: randomEncoderWeights(parseEncoderConfig(raw), 5),
+      tokenizerJson,
+      pooling: 'mean',
+      normalize: false,
+      withOnnx: ['fp32', 'int8'],
+    });
+    expect(written).toContain(join(dir, 'onnx', 'model.onnx'));
+    expect(written).toContain(join(dir, 'onnx', 'model_qint8.onnx'));
+    for (const precision of ['fp32', 'int8'] as const) {
+      const file = join(dir, 'onnx', precision === 'int8' ? 'model_qint8.onnx' : 'model.onnx');
+      const before = readFileSync(file);
+      rmSync(file);
+      const r = exportFolderOnnx(dir, { precision });
+      expect(r).toEqual({ files: [file], precision, pooling: 'mean', normalize: false });
+      expect(readFileSync(file).equals(before), precision).toBe(true);
+    }
+  });
+
+  const tiny = tinyModelDir('tiny-bert-uncased-wordpiece');
+  it.skipIf(!tiny)(
+    'makes a plain Hugging Face folder encodable; its int8 graph stays near float32',
+    async () => {
+      const dir = tmp();
+      for (const f of ['config.json', 'model.safetensors', 'tokenizer.json'])
+        copyFileSync(join(tiny!, f), join(dir, f));
+      // No modules.json or 1_Pooling: the folder does not say how it pools.
+      expect(() => exportFolderOnnx(dir, { precision: 'int8' })).toThrow(/does not say how it pools/);
+      const fp32 = exportFolderOnnx(dir, { pooling: 'cls' });
+      const int8 = exportFolderOnnx(dir, { pooling: 'cls', precision: 'int8' });
+      expect(fp32.normalize).toBe(true);
+      const ids = [
+        [101, 7592, 2088, 2003, 1037, 3899, 102],
+        [101, 2023, 102, 0, 0, 0, 0],
+      ];
+      const mask = ids.map((r) => r.map((v) => (v === 0 ? 0 : 1)));
+      const a = await sentenceEmbedding(fp32.files[0]!, ids, mask);
+      const b = await sentenceEmbedding(int8.files[0]!, ids, mask);
+      const h = a.length / 2;
+      for (let r = 0; r < 2; r++) {
+        let dot = 0;
+        for (let j = 0; j < h; j++) dot += a[r * h + j]! * b[r * h + j]!;
+        expect(dot).toBeGreaterThan(0.99); // unit rows
+        expect(dot).toBeLessThan(1 - 1e-9); // and not the float32 graph again
+      }
+    },
+  );
+
+  it('names the missing file', () => {
+    const dir = tmp();
+    let err: unknown;
+    try {
+      exportFolderOnnx(dir);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(DataError);
+    expect(String((err as Error).message)).toMatch(/config\.json|model\.safetensors/);
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * The ONNX graph of an existing Hugging Face model folder (a @dv/train export, or any BERT /
+ * XLM-RoBERTa / gte "new" folder with `config.json` and `model.safetensors`), written to the
+ * folder's file for the precision (@dv/core `onnxModelFile`: `onnx/model.onnx`,
+ * `onnx/model_qint8.onnx`). Pooling and normalisation are the folder's own, read as
+ * sentence-transformers reads them (@dv/core `readModelFolderSettings`), unless given; a folder
+ * that declares no pooling needs one given. The ONNX encoder of @dv/eval then loads the file with
+ * the same settings.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  DataError,
+  type OnnxPrecision,
+  onnxModelFile,
+  type Pooling,
+  readModelFolderSettings,
+} from '@dv/core';
+import { readSafetensors } from '../../safetensors/index.js';
+import { encoderWeightsFromSafetensors } from '../encoder-weights.js';
+import { exportOnnx } from './export-onnx.js';
+
+export interface FolderOnnxOptions {
+  /** Default `fp32`. */
+  readonly precision?: OnnxPrecision;
+  /** Overrides the folder's pooling. */
+  readonly pooling?: Pooling;
+  /** Overrides the folder's normalisation (default when the folder is silent: on). */
+  readonly normalize?: boolean;
+}
+
+export interface FolderOnnxResult {
+  /** The files written (the graph, and external data for models near 2 GiB). */
+  readonly files: string[];
+  readonly precision: OnnxPrecision;
+  readonly pooling: Pooling;
+  readonly normalize: boolean;
+}
+
+export function exportFolderOnnx(dir: string, options: FolderOnnxOptions = {}): FolderOnnxResult {
+  const configPath = join(dir, 'config.json');
+  const weightsPath = join(dir, 'model.safetensors');
+  for (const p of [configPath, weightsPath])
+    if (!existsSync(p))
+      throw new DataError(
+        p === weightsPath
+          ? 'no model.safetensors (a single-file safetensors checkpoint is needed)'
+          : 'no config.json',
+        p,
+      );
+  let config: unknown;
+  try {
+    config = JSON.parse(readFileSync(configPath, 'utf8'));
+  } catch (err) {
+    throw new DataError(`not JSON: ${(err as Error).message}`, configPath);
+  }
+  const folder = readModelFolderSettings(dir);
+  const pooling = options.pooling ?? folder.pooling;
+  if (!pooling)
+    throw new DataError(
+      'the folder does not say how it pools (no modules.json or 1_Pooling/config.json): give a pooling',
+      dir,
+    );
+  const normalize = options.normalize ?? folder.normalize ?? true;
+  const precision = options.precision ?? 'fp32';
+  const weights = encoderWeightsFromSafetensors(readSafetensors(weightsPath), weightsPath);
+  const files = exportOnnx(join(dir, onnxModelFile(precision)), {
+    config,
+    weights,
+    pooling,
+    normalize,
+    precision,
+  });
+  return { files, precision, pooling, normalize };
+}
