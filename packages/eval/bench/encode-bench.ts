@@ -279,7 +279,8 @@ for (const key of MODELS) {
 }
 const loadAtEnd = loadavg()[0]!;
 const othersMax = Math.max(...results.map((r) => r.others ?? 0));
-const contended = loadAtStart > 1.5 || othersMax > 0.5;
+// Other processes' measured share, not the load average (which counts this run's own setup too).
+const contended = othersMax > 0.3;
 const ref = results[0]!.ref;
 const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 const body = [

@@ -5,6 +5,7 @@
  */
 import {
   type OnnxAttributeValue,
+  type OnnxDataType,
   type OnnxGraph,
   type OnnxNode,
   type OnnxTensor,
@@ -47,20 +48,24 @@ export class GraphBuilder {
   }
 
   floatInit(hint: string, dims: readonly number[], data: Float32Array): string {
-    const count = dims.reduce((a, b) => a * b, 1);
-    if (data.length !== count)
-      throw new Error(`initializer ${hint}: dims [${dims}] need ${count} values, got ${data.length}`);
-    const name = this.name(hint);
-    this.initializers.push({ name, dataType: onnxDataType.FLOAT, dims, raw: bytesOf(data) });
-    return name;
+    return this.tensorInit(hint, dims, onnxDataType.FLOAT, data);
   }
 
   int8Init(hint: string, dims: readonly number[], data: Int8Array): string {
+    return this.tensorInit(hint, dims, onnxDataType.INT8, data);
+  }
+
+  private tensorInit(
+    hint: string,
+    dims: readonly number[],
+    dataType: OnnxDataType,
+    data: Float32Array | Int8Array,
+  ): string {
     const count = dims.reduce((a, b) => a * b, 1);
     if (data.length !== count)
       throw new Error(`initializer ${hint}: dims [${dims}] need ${count} values, got ${data.length}`);
     const name = this.name(hint);
-    this.initializers.push({ name, dataType: onnxDataType.INT8, dims, raw: bytesOf(data) });
+    this.initializers.push({ name, dataType, dims, raw: bytesOf(data) });
     return name;
   }
 
