@@ -202,6 +202,11 @@ describe('dv eval encode + dv eval run --embeddings', () => {
       (await dv(['eval', 'encode', '--model', 'bm25', '--corpus', corpusFile, '--out', join(dir, 'z')])).code,
     ).toBe(2);
     expect((await encode('0/1', join(dir, 'z'), ['--precision', 'int4'])).code).toBe(2);
+    expect((await dv(['train', 'onnx', '--model', model, '--precision', 'int4'])).code).toBe(2);
+    const none = await dv(['train', 'onnx', '--model', join(dir, 'no-such-model')]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/no-such-model\/config\.json: no config\.json|no-such-model.*config\.json/);
+    expect(none.stderr).not.toMatch(/at .*\.ts:\d+/);
     expect(
       (
         await dv([
