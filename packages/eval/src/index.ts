@@ -24,6 +24,7 @@ export {
   type OrtProviderChoice,
   type OrtProviderInputs,
   ortCudaLibrary,
+  precisionProviderNote,
   selectOrtProviders,
 } from './encoders/ort-execution-providers.js';
 // metrics

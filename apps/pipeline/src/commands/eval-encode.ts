@@ -12,6 +12,7 @@ import {
   encodeCorpusShard,
   PrecomputedDocumentsEncoder,
   parseShardSpec,
+  precisionProviderNote,
   type Ranker,
   readEmbeddingShards,
 } from '@dv/eval';
@@ -104,6 +105,8 @@ Use the same --precision for 'dv eval run --embeddings', so queries and document
         throw new UsageError((err as Error).message);
       }
       ctx.stderr.write(`${choice.message}\n`);
+      const note = precision && precisionProviderNote(precision, choice.providers);
+      if (note) ctx.stderr.write(`${note}\n`);
       providers = choice.providers;
     }
     let ranker: Ranker;

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { detectOrtProviders, ortCudaLibrary, selectOrtProviders } from './ort-execution-providers.js';
+import {
+  detectOrtProviders,
+  ortCudaLibrary,
+  precisionProviderNote,
+  selectOrtProviders,
+} from './ort-execution-providers.js';
 
 const gpu = { present: true, evidence: '/proc/driver/nvidia/version (NVIDIA kernel driver loaded)' };
 const none = { present: false, evidence: 'no NVIDIA driver, no nvidia-smi' };
@@ -40,5 +45,13 @@ describe('selectOrtProviders', () => {
     const c = detectOrtProviders({ DV_CUDA: '1' });
     expect(c.providers).toEqual(['cpu']);
     expect(c.message).toMatch(/CUDA not used/);
+  });
+});
+
+describe('precisionProviderNote', () => {
+  it('warns about the int8 graph under CUDA only', () => {
+    expect(precisionProviderNote('int8', ['cuda', 'cpu'])).toMatch(/built for CPUs.*--precision fp32/);
+    expect(precisionProviderNote('int8', ['cpu'])).toBeUndefined();
+    expect(precisionProviderNote('fp32', ['cuda', 'cpu'])).toBeUndefined();
   });
 });

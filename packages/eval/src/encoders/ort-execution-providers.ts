@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { type CudaDeviceProbe, detectCudaDevice } from '@dv/core';
+import { type CudaDeviceProbe, detectCudaDevice, type OnnxPrecision } from '@dv/core';
 
 export type OrtProvider = 'cuda' | 'cpu';
 
@@ -75,4 +75,17 @@ export function detectOrtProviders(env: Record<string, string | undefined> = pro
     device: detectCudaDevice(env),
     cudaLibrary: ortCudaLibrary(),
   });
+}
+
+/**
+ * A note for a precision that does not suit the providers, or undefined: the int8 graph's
+ * dynamic-quantization operators are ONNX Runtime CPU kernels (integer dot products, VNNI), so
+ * under CUDA the session places them on the CPU and copies activations back and forth.
+ */
+export function precisionProviderNote(
+  precision: OnnxPrecision,
+  providers: readonly OrtProvider[],
+): string | undefined {
+  if (precision !== 'int8' || providers[0] !== 'cuda') return undefined;
+  return 'note: the int8 graph is built for CPUs; under CUDA its quantized operators may run on the CPU. On a GPU use --precision fp32';
 }
