@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -195,6 +195,61 @@ describe('dv eval encode + dv eval run --embeddings', () => {
     const same = await run(join(dir, 'run-int8'), ['--embeddings', int8Dir, '--precision', 'int8']);
     expect(same.code, same.stderr).toBe(0);
   }, 120_000);
+
+  it('a shard killed with SIGKILL mid-way resumes from its checkpoint and ends byte-identical', async () => {
+    const big = join(dir, 'big.jsonl');
+    const many = Array.from({ length: 4000 }, (_, i) => ({
+      docid: `b${i}`,
+      title: words[i % 6]!,
+      text: `${words[(i * 7) % 6]} number ${i} ${'indeed '.repeat(i % 9)}`,
+    }));
+    writeFileSync(big, `${many.map((d) => JSON.stringify(d)).join('\n')}\n`);
+    const args = (out: string) => [
+      '--conditions=@dv/source',
+      '--import',
+      'tsx',
+      cli,
+      'eval',
+      'encode',
+      '--model',
+      `onnx:${model}`,
+      '--corpus',
+      big,
+      '--out',
+      out,
+      '--batch-size',
+      '2',
+      '--threads',
+      '1',
+    ];
+    const out = join(dir, 'emb-killed');
+    const state = join(out, 'embeddings-00000-of-00001.npy.partial.json');
+    const child = spawn(process.execPath, args(out), {
+      cwd: join(here, '..', '..'),
+      env: { ...process.env, DV_PROGRESS: 'silent' },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    let rowsAtKill = 0;
+    for (let i = 0; i < 3000 && rowsAtKill === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      if (existsSync(state)) rowsAtKill = JSON.parse(readFileSync(state, 'utf8')).rows;
+    }
+    child.kill('SIGKILL');
+    await exited;
+    expect(rowsAtKill).toBeGreaterThan(0);
+    expect(existsSync(join(out, 'shard-00000-of-00001.manifest.json'))).toBe(false);
+    const resumed = await dv(args(out).slice(4));
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const m = /resumed: (\d+) rows from an interrupted run/.exec(resumed.stderr);
+    expect(m, resumed.stderr).not.toBeNull();
+    expect(Number(m![1])).toBeGreaterThanOrEqual(rowsAtKill);
+    const whole = join(dir, 'emb-whole');
+    expect((await dv(args(whole).slice(4))).code).toBe(0);
+    const npy = 'embeddings-00000-of-00001.npy';
+    expect(readFileSync(join(out, npy)).equals(readFileSync(join(whole, npy)))).toBe(true);
+    expect(readdirSync(out).some((f) => f.includes('.partial'))).toBe(false);
+  }, 180_000);
 
   it('bad usage exits 2', async () => {
     expect((await encode('4/4', join(dir, 'z'))).code).toBe(2);

@@ -58,7 +58,9 @@ The corpus is a Passage JSONL (docid, title, text; BEIR's _id works too). Shards
 on whole batches, so merged shards equal one unsharded run byte for byte; run the shards on any
 number of machines into one folder (or copy them together), then
 'dv eval run --benchmark B --model SPEC --embeddings DIR' searches with them.
-A finished shard is not encoded again. Use the formatter options of the later 'dv eval run'.
+A finished shard is not encoded again; an interrupted one (even by kill -9) resumes after its last
+finished window of 16 batches when run again with the same settings. Use the formatter options of
+the later 'dv eval run'.
 ONNX models use the CUDA execution provider when there is a CUDA device and onnxruntime-node's
 CUDA provider is installed (DV_ORT_PROVIDER=auto|cpu|cuda), else the CPU, and say which.
 --precision int8 runs the folder's int8 graph (onnx/model_qint8.onnx, from 'dv train onnx --precision
@@ -145,7 +147,9 @@ Use the same --precision for 'dv eval run --embeddings', so queries and document
     (progress as ReturnType<typeof createProgress> | null)?.done();
     await ranker.encoder.close?.();
     const i = r.info;
-    const what = r.skipped ? 'already complete, nothing encoded' : `encoded in ${r.seconds.toFixed(1)} s`;
+    const what = r.skipped
+      ? 'already complete, nothing encoded'
+      : `encoded in ${r.seconds.toFixed(1)} s${r.resumedRows > 0 ? ` (resumed: ${r.resumedRows} rows from an interrupted run)` : ''}`;
     ctx.stderr.write(
       `shard ${shard.index}/${shard.count}: rows ${i.start}-${i.end} of ${i.total} (dim ${i.dim}), ${what}\n` +
         `wrote ${i.files.embeddings}, ${i.files.ids} and ${r.manifest} in ${out}\n`,

@@ -15,9 +15,29 @@
  * Files go to `out` atomically, the manifest last: a shard whose manifest exists is complete.
  * Re-running a finished shard with the same encoder and corpus does nothing (`skipped`); a
  * shard made by another encoder or from another corpus file is refused, never overwritten.
+ * Resume inside a shard: after each window its rows (a contiguous run in corpus order) are
+ * appended to `<embeddings>.partial` and then `<embeddings>.partial.json` is replaced
+ * atomically with the count of rows that are safe and the digest of the shard's identity
+ * (`EmbeddingShardInfo` without the corpus path). A run interrupted at any point (kill -9
+ * included) and started again with the same encoder, corpus and settings reads those rows back,
+ * ignores any torn tail past them, and encodes from the next window on; the finished shard is
+ * byte-identical to an uninterrupted one (the same batches, in the same order). A partial file
+ * of another identity is discarded and said so (`resumedRows` is 0). Both files are removed
+ * once the shard is complete.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import {
   canonicalJson,
   DataError,
@@ -63,6 +83,8 @@ export interface EncodeCorpusShardResult {
   manifest: string;
   /** True when a complete, matching shard was already there. */
   skipped: boolean;
+  /** Rows taken from an interrupted run's window checkpoints instead of encoded again. */
+  resumedRows: number;
   seconds: number;
 }
 
@@ -148,7 +170,13 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
         'a different shard is already here (other encoder, corpus, batch size, sort window or shard count); use another --out',
         manifestPath,
       );
-    return { info: old, manifest: manifestPath, skipped: true, seconds: (performance.now() - t0) / 1000 };
+    return {
+      info: old,
+      manifest: manifestPath,
+      skipped: true,
+      resumedRows: 0,
+      seconds: (performance.now() - t0) / 1000,
+    };
   }
   const rows: EmbeddingShardRow[] = [];
   const texts: string[] = [];
@@ -171,7 +199,12 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
           texts.map((t) => t.length),
           batchSize * sortWindowBatches,
         );
-  for (let s = 0; s < texts.length; s += batchSize) {
+  const npyPath = join(o.out, files.embeddings);
+  const checkpoint = new WindowCheckpoint(npyPath, identityDigest(info), dim);
+  const resumedRows = checkpoint.restore(matrix, texts.length);
+  const window = batchSize * sortWindowBatches;
+  if (resumedRows > 0) o.onProgress?.(resumedRows, texts.length);
+  for (let s = resumedRows; s < texts.length; s += batchSize) {
     const rowsOf = order.slice(s, s + batchSize);
     const part = await o.encoder.encodeDocuments(rowsOf.map((k) => texts[k]!));
     if (part.length !== rowsOf.length * dim)
@@ -180,9 +213,11 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
       );
     for (let k = 0; k < rowsOf.length; k++)
       matrix.set(part.subarray(k * dim, (k + 1) * dim), rowsOf[k]! * dim);
-    o.onProgress?.(Math.min(texts.length, s + batchSize), texts.length);
+    const done = Math.min(texts.length, s + batchSize);
+    // A window is complete when the next batch would start a new one: its rows are final.
+    if (done % window === 0 && done < texts.length) checkpoint.save(matrix, done);
+    o.onProgress?.(done, texts.length);
   }
-  const npyPath = join(o.out, files.embeddings);
   const idsPath = join(o.out, files.ids);
   writeBytesAtomic(npyPath, npyBytes(matrix, dim));
   await writeJsonl(idsPath, rows, EmbeddingShardRow);
@@ -199,5 +234,102 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
     },
     files.manifest,
   );
-  return { info, manifest, skipped: false, seconds };
+  checkpoint.remove();
+  return { info, manifest, skipped: false, resumedRows, seconds };
+}
+
+/** What a checkpoint must match to be resumed: the shard's identity, without the corpus path. */
+function identityDigest(info: EmbeddingShardInfo): string {
+  return sha256(canonicalJson({ ...info, corpus: { ...info.corpus, path: '' } }));
+}
+
+const PartialState = z.object({
+  identity: z.string(),
+  rows: z.number().int().nonnegative(),
+  dim: z.number(),
+});
+
+/**
+ * The window checkpoints of one shard (see the file comment): float32 rows appended to
+ * `<npy>.partial`, the count that is safe in `<npy>.partial.json` (written atomically after the
+ * rows are flushed).
+ */
+class WindowCheckpoint {
+  private readonly data: string;
+  private readonly state: string;
+  private rows = 0;
+
+  constructor(
+    npyPath: string,
+    private readonly identity: string,
+    private readonly dim: number,
+  ) {
+    this.data = `${npyPath}.partial`;
+    this.state = `${npyPath}.partial.json`;
+  }
+
+  /** Copies the checkpointed rows into `matrix`; returns how many (0 when none match). */
+  restore(matrix: Float32Array, total: number): number {
+    if (!existsSync(this.state) || !existsSync(this.data)) return this.reset();
+    let st: z.infer<typeof PartialState>;
+    try {
+      st = PartialState.parse(JSON.parse(readFileSync(this.state, 'utf8')));
+    } catch {
+      return this.reset();
+    }
+    if (st.identity !== this.identity || st.dim !== this.dim || st.rows > total) return this.reset();
+    const bytes = st.rows * this.dim * 4;
+    const fd = openSync(this.data, 'r');
+    try {
+      const view = new Uint8Array(matrix.buffer, matrix.byteOffset, bytes);
+      let got = 0;
+      while (got < bytes) {
+        const n = readSync(fd, view, got, bytes - got, got);
+        if (n === 0) break;
+        got += n;
+      }
+      if (got < bytes) {
+        matrix.fill(0, 0, st.rows * this.dim);
+        return this.reset();
+      }
+    } finally {
+      closeSync(fd);
+    }
+    this.rows = st.rows;
+    return st.rows;
+  }
+
+  /** Appends rows [saved, rows) of `matrix` and records `rows` as safe. */
+  save(matrix: Float32Array, rows: number): void {
+    mkdirSync(dirname(this.data), { recursive: true });
+    const fd = openSync(this.data, this.rows === 0 ? 'w' : 'r+');
+    try {
+      // Drop a torn tail an interrupted append may have left past the safe rows.
+      ftruncateSync(fd, this.rows * this.dim * 4);
+      const from = this.rows * this.dim;
+      const part = matrix.subarray(from, rows * this.dim);
+      const bytes = new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
+      let put = 0;
+      while (put < bytes.length) put += writeSync(fd, bytes, put, bytes.length - put, from * 4 + put);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    writeBytesAtomic(
+      this.state,
+      new TextEncoder().encode(`${JSON.stringify({ identity: this.identity, rows, dim: this.dim })}\n`),
+    );
+    this.rows = rows;
+  }
+
+  remove(): void {
+    rmSync(this.state, { force: true });
+    rmSync(this.data, { force: true });
+  }
+
+  private reset(): number {
+    this.remove();
+    this.rows = 0;
+    return 0;
+  }
 }

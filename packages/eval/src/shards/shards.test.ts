@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sha256 } from '@dv/core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Encoder } from '../encoders/encoder.js';
 import { OnnxEncoder } from '../encoders/onnx-encoder.js';
 import { DenseRanker } from '../search/ranker.js';
 import { miniModelFolder } from '../test-utils/mini-model.js';
@@ -180,6 +181,62 @@ describe('corpus encoding in shards', () => {
       Math.abs(a.matrix[0]! - a.matrix[a.dim]!) + Math.abs(a.matrix[1]! - a.matrix[a.dim + 1]!),
     ).toBeGreaterThan(1e-3);
     await expect(readEmbeddingShards([sorted, plain])).rejects.toThrow();
+  });
+
+  it('an interrupted shard resumes after its last whole window and ends byte-identical', async () => {
+    const opts = { corpus, shard: { index: 0, count: 1 }, batchSize: 2, sortWindowBatches: 2 };
+    const ref = join(root, 'resume-ref');
+    await encodeCorpusShard({ ...opts, encoder, out: ref });
+    const out = join(root, 'resume');
+    const files = shardFiles(opts.shard);
+    const partial = join(out, `${files.embeddings}.partial`);
+    // The same encoder, failing on its 8th call (rows 14-15): windows of 4 rows, 3 complete.
+    let calls = 0;
+    const failing: Encoder = {
+      name: encoder.name,
+      dim: encoder.dim,
+      formatter: encoder.formatter,
+      settings: encoder.settings,
+      encodeQueries: (t) => encoder.encodeQueries(t),
+      encodeDocuments: (t) => {
+        if (++calls === 8) throw new Error('crash');
+        return encoder.encodeDocuments(t);
+      },
+    };
+    await expect(encodeCorpusShard({ ...opts, encoder: failing, out })).rejects.toThrow('crash');
+    expect(existsSync(join(out, files.manifest))).toBe(false);
+    expect(JSON.parse(readFileSync(`${partial}.json`, 'utf8')).rows).toBe(12);
+    // A torn tail past the safe rows (an append cut short) is ignored.
+    appendFileSync(partial, new Uint8Array(7).fill(255));
+    calls = 0;
+    const counting: Encoder = {
+      ...failing,
+      encodeDocuments: (t) => {
+        calls++;
+        return encoder.encodeDocuments(t);
+      },
+    };
+    const r = await encodeCorpusShard({ ...opts, encoder: counting, out });
+    expect(r.resumedRows).toBe(12);
+    expect(calls).toBe(6); // rows 12..22 in batches of 2
+    expect(readFileSync(join(out, files.embeddings)).equals(readFileSync(join(ref, files.embeddings)))).toBe(
+      true,
+    );
+    expect(readFileSync(join(out, files.ids), 'utf8')).toBe(readFileSync(join(ref, files.ids), 'utf8'));
+    expect(existsSync(partial) || existsSync(`${partial}.json`)).toBe(false);
+
+    // A checkpoint of another identity (here another batch size) is discarded, not mixed in.
+    const other = join(root, 'resume-other');
+    calls = 0;
+    await expect(encodeCorpusShard({ ...opts, encoder: failing, out: other })).rejects.toThrow('crash');
+    const again = await encodeCorpusShard({
+      ...opts,
+      batchSize: 4,
+      sortWindowBatches: 1,
+      encoder,
+      out: other,
+    });
+    expect(again.resumedRows).toBe(0);
   });
 
   it('a finished shard is not encoded again; a different one into the same folder is refused', async () => {
