@@ -136,6 +136,51 @@ async function buildModel(key: keyof typeof shapes): Promise<BenchModel> {
   return { key, label: s.label, folder, ...(standard ? { standard } : {}), docs: s.docs, corpus, textsPath };
 }
 
+/** A sentence-transformers child at `threads` threads (PyTorch float32, or its dynamic int8). */
+async function startReference(m: BenchModel, threads: number, precision: 'fp32' | 'int8') {
+  const child = spawn(
+    python,
+    [
+      join(here, 'reference_encode.py'),
+      m.folder,
+      m.textsPath,
+      String(threads),
+      String(BATCH),
+      String(MAX_LEN),
+      ...(precision === 'int8' ? ['int8'] : []),
+    ],
+    {
+      env: {
+        ...process.env,
+        OMP_NUM_THREADS: String(threads),
+        TOKENIZERS_PARALLELISM: 'false',
+        HF_HUB_OFFLINE: '1',
+      },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const exited = new Promise((done) => child.on('close', done));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const nextJson = async () => {
+    for (;;) {
+      const r = await lines.next();
+      if (r.done) throw new Error('the Python reference exited early');
+      if (r.value.trim().startsWith('{')) return JSON.parse(r.value) as Record<string, unknown>;
+    }
+  };
+  await nextJson(); // ready (model loaded, warmed up)
+  return {
+    round: async () => {
+      child.stdin.write('go\n');
+      return (await nextJson()) as unknown as RefRound;
+    },
+    close: async () => {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
 type RefRound = {
   seconds: number;
   rows: number;
@@ -183,38 +228,11 @@ async function measure(m: BenchModel, threads: number) {
   };
   const sides = [await open('fp32', m.folder, 'fp32'), await open('int8', m.folder, 'int8')];
   if (m.standard) sides.push(await open('standard', m.standard, 'fp32'));
-  const child = spawn(
-    python,
-    [
-      join(here, 'reference_encode.py'),
-      m.folder,
-      m.textsPath,
-      String(threads),
-      String(BATCH),
-      String(MAX_LEN),
-    ],
-    {
-      env: {
-        ...process.env,
-        OMP_NUM_THREADS: String(threads),
-        TOKENIZERS_PARALLELISM: 'false',
-        HF_HUB_OFFLINE: '1',
-      },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
-  );
-  const exited = new Promise((done) => child.on('close', done));
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const nextJson = async () => {
-    for (;;) {
-      const r = await lines.next();
-      if (r.done) throw new Error('the Python reference exited early');
-      if (r.value.trim().startsWith('{')) return JSON.parse(r.value) as Record<string, unknown>;
-    }
-  };
-  await nextJson(); // ready (model loaded, warmed up)
+  const reference = await startReference(m, threads, 'fp32');
+  const referenceInt8 = await startReference(m, threads, 'int8');
   const cpuAtStart = sampleCpu();
   const refRounds: RefRound[] = [];
+  const refInt8Rounds: RefRound[] = [];
   const out = join(work, m.key, `emb-${threads}`);
   const encodeWith = async (side: Side, round: number) => {
     const c0 = process.cpuUsage();
@@ -232,25 +250,30 @@ async function measure(m: BenchModel, threads: number) {
   };
   for (let r = 0; r < ROUNDS; r++) {
     await encodeWith(sides[0]!, r);
-    child.stdin.write('go\n');
-    refRounds.push((await nextJson()) as unknown as RefRound);
-    for (const side of sides.slice(1)) await encodeWith(side, r);
+    refRounds.push(await reference.round());
+    await encodeWith(sides[1]!, r);
+    refInt8Rounds.push(await referenceInt8.round());
+    for (const side of sides.slice(2)) await encodeWith(side, r);
     console.log(
-      `${m.key}, ${threads} thread(s), round ${r + 1}: ${sides.map((s) => `${s.name} ${s.wall.at(-1)!.toFixed(2)} s (CPU ${s.cpu.at(-1)!.toFixed(2)} s)`).join(', ')}, sentence-transformers ${refRounds.at(-1)!.seconds.toFixed(2)} s`,
+      `${m.key}, ${threads} thread(s), round ${r + 1}: ${sides.map((s) => `${s.name} ${s.wall.at(-1)!.toFixed(2)} s (CPU ${s.cpu.at(-1)!.toFixed(2)} s)`).join(', ')}, sentence-transformers ${refRounds.at(-1)!.seconds.toFixed(2)} s, its int8 (torch quantize_dynamic) ${refInt8Rounds.at(-1)!.seconds.toFixed(2)} s`,
     );
   }
-  child.stdin.end();
-  await exited; // reaped, so its CPU time counts as the benchmark's own, not as other processes'
+  // Reaped, so their CPU time counts as the benchmark's own, not as other processes'.
+  await reference.close();
+  await referenceInt8.close();
   const others = otherProcessesCores(cpuAtStart, sampleCpu());
   for (const s of sides) await s.encoder.close();
   const best = (name: string) => Math.min(...sides.find((s) => s.name === name)!.wall);
   const bestCpu = (name: string) => Math.min(...sides.find((s) => s.name === name)!.cpu);
   const ref = { ...refRounds[0]!, seconds: Math.min(...refRounds.map((x) => x.seconds)) };
+  const refInt8 = Math.min(...refInt8Rounds.map((x) => x.seconds));
   const refM = parseNpyFloat32(readFileSync(`${m.textsPath}.ref.npy`), 'ref.npy');
+  const refInt8M = parseNpyFloat32(readFileSync(`${m.textsPath}.ref-int8.npy`), 'ref-int8.npy');
   const fp32Store = await readEmbeddingShards(join(out, 'fp32-0'));
   const int8Store = await readEmbeddingShards(join(out, 'int8-0'));
   const fp32Diff = compare(fp32Store.matrix, refM.data, refM.dim);
   const int8Diff = compare(int8Store.matrix, refM.data, refM.dim);
+  const torchInt8Diff = compare(refInt8M.data, refM.data, refM.dim);
   const result = {
     model: m,
     threads,
@@ -259,11 +282,14 @@ async function measure(m: BenchModel, threads: number) {
     standard: m.standard ? best('standard') : undefined,
     cpuRatio: m.standard ? bestCpu('standard') / bestCpu('fp32') : undefined,
     ref,
+    refInt8,
     rounds: sides.map((s) => ({ name: s.name, wall: s.wall })),
     refRounds,
+    refInt8Rounds,
     others,
     fp32Diff,
     int8Diff,
+    torchInt8Diff,
   };
   console.log(
     `${m.key}, ${threads} thread(s): fp32 ${result.fp32.toFixed(2)} s (${(ref.seconds / result.fp32).toFixed(2)}x), int8 ${result.int8.toFixed(2)} s (${(ref.seconds / result.int8).toFixed(2)}x), sentence-transformers ${ref.seconds.toFixed(2)} s; fp32 max |diff| ${fp32Diff.maxDiff.toExponential(2)}; int8 max |diff| ${int8Diff.maxDiff.toExponential(2)}, min cosine ${int8Diff.minCos.toFixed(6)}`,
@@ -286,18 +312,36 @@ const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 const body = [
   `Measured ${new Date().toISOString().slice(0, 10)} (encode-bench.ts; Node ${process.version}, ${cpus().length} cores; 1-minute load average ${loadAtStart.toFixed(1)} at the start and ${loadAtEnd.toFixed(1)} at the end; other processes kept ${results.map((r) => (r.others === undefined ? '?' : r.others.toFixed(2))).join(' / ')} cores busy on average during the ${results.map((r) => `${r.model.key} ${r.threads}-thread`).join(' / ')} rounds (machine busy time minus the benchmark's own and its reference child's, from /proc)${contended ? ', so other jobs shared the cores: absolute times are noisy, read the ratios, measured in the same run; with 2 threads a side, spinning OpenMP threads (PyTorch) lose more to contention than our sleeping ones, so the 1-thread rows are the per-core comparison' : ''}; OPENBLAS_CORETYPE ${process.env.OPENBLAS_CORETYPE ? `set (${process.env.OPENBLAS_CORETYPE})` : 'unset'}).`,
   '',
-  `Exported models (@dv/train \`exportHuggingFace\` with \`withOnnx: ['fp32', 'int8']\`: BERT, random weights, CLS pooling + normalisation): ${MODELS.map((k) => `\`${k}\` = ${shapes[k as keyof typeof shapes].label}, ${shapes[k as keyof typeof shapes].docs.toLocaleString('en-US')} documents`).join('; ')}. Documents of 31-70 words (up to ${MAX_LEN} word pieces), batch ${BATCH}, the same thread count on both sides, model load untimed on both; fastest of ${ROUNDS} rounds per side, the rounds alternating ours / reference so both meet the same load. Ours: \`dv eval encode\`'s library call \`encodeCorpusShard\` with \`OnnxEncoder\` (tokenizers + onnxruntime-node 1.30.0, CPU provider), writing the .npy shard; its policy batches each window of 16 batches longest text first (as sentence-transformers sorts by length) and runs the session with ORT's full graph optimisation, sequential execution, 1 inter-op thread and intra-op threads that sleep rather than spin between ops. **fp32** is the folder's \`onnx/model.onnx\` (the default: the same numbers as PyTorch); **int8** is its \`onnx/model_qint8.onnx\` (\`--precision int8\`: per-column int8 Linear weights, byte-identical to ONNX Runtime's \`quantize_dynamic\`, activations quantized at run time; a different numerical model, whose distance from PyTorch's float32 embeddings the table gives). Reference: sentence-transformers ${ref.sentence_transformers} on torch ${ref.torch} (float32) loading the same folder, \`model.encode\` (length-sorted batches).`,
+  `Exported models (@dv/train \`exportHuggingFace\` with \`withOnnx: ['fp32', 'int8']\`: BERT, random weights, CLS pooling + normalisation): ${MODELS.map((k) => `\`${k}\` = ${shapes[k as keyof typeof shapes].label}, ${shapes[k as keyof typeof shapes].docs.toLocaleString('en-US')} documents`).join('; ')}. Documents of 31-70 words (up to ${MAX_LEN} word pieces), batch ${BATCH}, the same thread count on both sides, model load untimed on both; fastest of ${ROUNDS} rounds per side, the rounds alternating ours / reference so both meet the same load. Ours: \`dv eval encode\`'s library call \`encodeCorpusShard\` with \`OnnxEncoder\` (tokenizers + onnxruntime-node 1.30.0, CPU provider), writing the .npy shard; its policy batches each window of 16 batches longest text first (as sentence-transformers sorts by length) and runs the session with ORT's full graph optimisation, sequential execution, 1 inter-op thread and intra-op threads that sleep rather than spin between ops. **fp32** is the folder's \`onnx/model.onnx\` (the default: the same numbers as PyTorch); **int8** is its \`onnx/model_qint8.onnx\` (\`--precision int8\`: per-column int8 Linear weights, byte-identical to ONNX Runtime's \`quantize_dynamic\`, activations quantized at run time; a different numerical model, whose distance from PyTorch's float32 embeddings the table gives). Reference: sentence-transformers ${ref.sentence_transformers} on torch ${ref.torch} (float32) loading the same folder, \`model.encode\` (length-sorted batches); and, for int8 against int8, the same model after PyTorch's own dynamic quantization of its Linear layers (\`torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=qint8)\`, fbgemm), what a PyTorch user gets for int8.`,
   '',
-  '| model | threads | sentence-transformers (PyTorch) | ours, fp32 | **fp32 vs PyTorch** | ours, int8 | **int8 vs PyTorch** | max \\|diff\\| vs PyTorch: fp32 / int8 | min cosine, int8 vs PyTorch | standard-ops fp32 graph (wall / CPU vs fused) | rounds, fp32 / int8 / reference (s) |',
-  '|---|---|---|---|---|---|---|---|---|---|---|',
+  '| model | threads | sentence-transformers (PyTorch) | ours, fp32 | **fp32 vs PyTorch** | ours, int8 | **int8 vs PyTorch** | PyTorch int8 (quantize_dynamic) | ours int8 vs PyTorch int8 | max \\|diff\\| vs PyTorch fp32: ours fp32 / ours int8 / PyTorch int8 | min cosine vs PyTorch fp32: ours int8 / PyTorch int8 | standard-ops fp32 graph (wall / CPU vs fused) | rounds, fp32 / int8 / reference / reference int8 (s) |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...results.map((r) => {
     const rate = (s: number) => Math.round(r.model.docs / s).toLocaleString('en-US');
     const w = (name: string) => r.rounds.find((s) => s.name === name)!.wall;
-    return `| ${r.model.key} | ${r.threads} | ${r.ref.seconds.toFixed(2)} s, ${rate(r.ref.seconds)} docs/s | ${r.fp32.toFixed(2)} s, ${rate(r.fp32)} docs/s | **${x(r.ref.seconds, r.fp32)}** | ${r.int8.toFixed(2)} s, ${rate(r.int8)} docs/s | **${x(r.ref.seconds, r.int8)}** | ${r.fp32Diff.maxDiff.toExponential(1)} / ${r.int8Diff.maxDiff.toExponential(1)} | ${r.int8Diff.minCos.toFixed(5)} | ${r.standard === undefined ? 'not timed' : `${r.standard.toFixed(2)} s (${x(r.standard, r.fp32)} / ${r.cpuRatio!.toFixed(2)}x)`} | ${w(
-      'fp32',
-    )
-      .map((v, n) => `${v.toFixed(2)} / ${w('int8')[n]!.toFixed(2)} / ${r.refRounds[n]!.seconds.toFixed(2)}`)
-      .join(', ')} |`;
+    const cells = [
+      r.model.key,
+      String(r.threads),
+      `${r.ref.seconds.toFixed(2)} s, ${rate(r.ref.seconds)} docs/s`,
+      `${r.fp32.toFixed(2)} s, ${rate(r.fp32)} docs/s`,
+      `**${x(r.ref.seconds, r.fp32)}**`,
+      `${r.int8.toFixed(2)} s, ${rate(r.int8)} docs/s`,
+      `**${x(r.ref.seconds, r.int8)}**`,
+      `${r.refInt8.toFixed(2)} s (${x(r.ref.seconds, r.refInt8)} of PyTorch fp32)`,
+      x(r.refInt8, r.int8),
+      [r.fp32Diff, r.int8Diff, r.torchInt8Diff].map((d) => d.maxDiff.toExponential(1)).join(' / '),
+      `${r.int8Diff.minCos.toFixed(5)} / ${r.torchInt8Diff.minCos.toFixed(5)}`,
+      r.standard === undefined
+        ? 'not timed'
+        : `${r.standard.toFixed(2)} s (${x(r.standard, r.fp32)} / ${r.cpuRatio!.toFixed(2)}x)`,
+      w('fp32')
+        .map(
+          (v, n) =>
+            `${v.toFixed(2)} / ${w('int8')[n]!.toFixed(2)} / ${r.refRounds[n]!.seconds.toFixed(2)} / ${r.refInt8Rounds[n]!.seconds.toFixed(2)}`,
+        )
+        .join(', '),
+    ];
+    return `| ${cells.join(' | ')} |`;
   }),
   '',
   `Target >= 2x: ${results.map((r) => `${r.model.key} at ${r.threads} thread${r.threads > 1 ? 's' : ''} a side: fp32 ${r.ref.seconds / r.fp32 >= 2 ? 'met' : 'not met'}, int8 ${r.ref.seconds / r.int8 >= 2 ? 'met' : 'not met'}`).join('; ')} in this run${contended ? ' (under contention: see above)' : ''}. Command: \`pnpm -F @dv/eval bench\` (or \`cd packages/eval && npx tsx --conditions=@dv/source bench/encode-bench.ts\`; \`DV_BENCH_THREADS=2,1\` sets the thread counts, \`DV_BENCH_MODELS=b,base\` the models; the reference needs \`pnpm setup:reference\`).`,
