@@ -9,7 +9,7 @@ import { type Command, enumOption, requireString } from '../cli-kit.js';
 export const trainOnnxCommand: Command = {
   name: 'onnx',
   summary: "write a model folder's ONNX graph (float32, or int8 for faster CPU encoding)",
-  usage: '--model DIR [--precision fp32|int8] [--pooling cls|mean]',
+  usage: '--model DIR [--precision fp32|int8] [--pooling cls|mean] [--force]',
   description: `Reads config.json and model.safetensors of a Hugging Face folder (a 'dv train run' export, an
 'dv train init' backbone, or a downloaded BERT / XLM-RoBERTa / gte-multilingual model) and writes its
 encoder as ONNX into the folder, pooled and normalised as the folder's sentence-transformers modules say:
@@ -18,7 +18,8 @@ encoder as ONNX into the folder, pooled and normalised as the folder's sentence-
                      Runtime's quantize_dynamic writes), activations quantized at run time; about a
                      quarter of the size and, on CPUs with VNNI, about twice as fast; 'dv eval encode
                      --precision int8' and 'dv eval run --precision int8' run it
---pooling is needed only for folders that do not declare their pooling.`,
+--pooling is needed only for folders that do not declare their pooling. An existing graph file is
+replaced only with --force.`,
   options: {
     model: { type: 'string', description: 'Hugging Face model folder', valueName: 'DIR' },
     precision: {
@@ -27,6 +28,7 @@ encoder as ONNX into the folder, pooled and normalised as the folder's sentence-
       valueName: 'P',
       default: 'fp32',
     },
+    force: { type: 'boolean', description: 'replace an existing graph file' },
     pooling: {
       type: 'string',
       description: `${Pooling.options.join(' | ')} (default: the folder's)`,
@@ -38,7 +40,11 @@ encoder as ONNX into the folder, pooled and normalised as the folder's sentence-
     const precision = enumOption(ctx, 'precision', OnnxPrecision.options) ?? 'fp32';
     const pooling = enumOption(ctx, 'pooling', Pooling.options);
     const { exportFolderOnnx } = await import('@dv/train');
-    const r = exportFolderOnnx(dir, { precision, ...(pooling ? { pooling } : {}) });
+    const r = exportFolderOnnx(dir, {
+      precision,
+      ...(pooling ? { pooling } : {}),
+      overwrite: Boolean(ctx.values.force),
+    });
     ctx.stdout.write(
       `wrote ${r.files.join(', ')} (${r.precision}, ${r.pooling} pooling${r.normalize ? ', normalised' : ''})\n`,
     );

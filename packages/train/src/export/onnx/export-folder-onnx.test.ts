@@ -45,6 +45,10 @@ describe('exportFolderOnnx', () => {
     for (const precision of ['fp32', 'int8'] as const) {
       const file = join(dir, 'onnx', precision === 'int8' ? 'model_qint8.onnx' : 'model.onnx');
       const before = readFileSync(file);
+      // An existing graph is never replaced silently.
+      expect(() => exportFolderOnnx(dir, { precision })).toThrow(/exists; replace it explicitly/);
+      expect(exportFolderOnnx(dir, { precision, overwrite: true }).files).toEqual([file]);
+      expect(readFileSync(file).equals(before), precision).toBe(true);
       rmSync(file);
       const r = exportFolderOnnx(dir, { precision });
       expect(r).toEqual({ files: [file], precision, pooling: 'mean', normalize: false });

@@ -27,6 +27,8 @@ export interface FolderOnnxOptions {
   readonly pooling?: Pooling;
   /** Overrides the folder's normalisation (default when the folder is silent: on). */
   readonly normalize?: boolean;
+  /** Replace an existing graph file (default false: an existing file is an error, never lost). */
+  readonly overwrite?: boolean;
 }
 
 export interface FolderOnnxResult {
@@ -63,8 +65,14 @@ export function exportFolderOnnx(dir: string, options: FolderOnnxOptions = {}): 
     );
   const normalize = options.normalize ?? folder.normalize ?? true;
   const precision = options.precision ?? 'fp32';
+  const target = join(dir, onnxModelFile(precision));
+  if (existsSync(target) && !options.overwrite)
+    throw new DataError(
+      'exists; replace it explicitly (dv train onnx --force) or use another folder',
+      target,
+    );
   const weights = encoderWeightsFromSafetensors(readSafetensors(weightsPath), weightsPath);
-  const files = exportOnnx(join(dir, onnxModelFile(precision)), {
+  const files = exportOnnx(target, {
     config,
     weights,
     pooling,
