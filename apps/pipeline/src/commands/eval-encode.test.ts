@@ -172,7 +172,9 @@ describe('dv eval encode + dv eval run --embeddings', () => {
     expect(w.stdout).toMatch(/model_qint8\.onnx \(int8, cls pooling, normalised\)/);
     const again = await dv(['train', 'onnx', '--model', model, '--precision', 'int8']);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/model_qint8\.onnx: exists; replace it explicitly \(dv train onnx --force\)/);
+    expect(again.stderr).toMatch(
+      /model_qint8\.onnx: exists; replace it explicitly \(dv train onnx --force\)/,
+    );
     expect((await dv(['train', 'onnx', '--model', model, '--precision', 'int8', '--force'])).code).toBe(0);
     const e = await encode('0/1', int8Dir, ['--precision', 'int8']);
     expect(e.code, e.stderr).toBe(0);
