@@ -241,7 +241,8 @@ export class OnnxLayers {
       for (let r = 0; r < h; r++) packed.set(wt.subarray(r * h, (r + 1) * h), r * 3 * h + j * h);
       bias.set(this.w(`${name}.bias`, [h]), j * h);
     });
-    const qkvBias = this.b.floatInit(`${prefix}.qkv.bias`, [3 * h], bias);
+    // Initializers in the order weight, bias (the float32 file's bytes as before int8 existed).
+    const qkvBias = () => this.b.floatInit(`${prefix}.qkv.bias`, [3 * h], bias);
     if (this.precision === 'int8') {
       const [xq, xScale, xZeroPoint] = this.b.node('DynamicQuantizeLinear', [x], {}, 3);
       const q = this.int8Weight(`${prefix}.qkv.weight_t`, packed, h, 3 * h);
@@ -250,7 +251,7 @@ export class OnnxLayers {
         [
           xq!,
           q.data,
-          qkvBias,
+          qkvBias(),
           xScale!,
           q.scale,
           this.keyPaddingMask(attentionMask),
@@ -265,7 +266,7 @@ export class OnnxLayers {
       [
         x,
         this.b.floatInit(`${prefix}.qkv.weight_t`, [h, 3 * h], packed),
-        qkvBias,
+        qkvBias(),
         this.keyPaddingMask(attentionMask),
       ],
       { num_heads: { i: this.heads } },
