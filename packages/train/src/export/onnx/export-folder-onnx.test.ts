@@ -95,5 +95,11 @@ describe('exportFolderOnnx', () => {
     }
     expect(err).toBeInstanceOf(DataError);
     expect(String((err as Error).message)).toMatch(/config\.json|model\.safetensors/);
+    // An unsupported architecture is refused before the weights are read (they are garbage here).
+    writeFileSync(join(dir, 'config.json'), '{"model_type":"llama"}');
+    writeFileSync(join(dir, 'model.safetensors'), 'not safetensors');
+    expect(() => exportFolderOnnx(dir, { pooling: 'cls' })).toThrow(
+      /config\.json: unsupported or invalid encoder config: model_type/,
+    );
   });
 });

@@ -16,6 +16,7 @@ import {
   type Pooling,
   readModelFolderSettings,
 } from '@dv/core';
+import { parseEncoderConfig } from '../../architectures/registry.js';
 import { readSafetensors } from '../../safetensors/index.js';
 import { encoderWeightsFromSafetensors } from '../encoder-weights.js';
 import { exportOnnx } from './export-onnx.js';
@@ -56,6 +57,8 @@ export function exportFolderOnnx(dir: string, options: FolderOnnxOptions = {}): 
   } catch (err) {
     throw new DataError(`not JSON: ${(err as Error).message}`, configPath);
   }
+  // An unsupported or broken config fails before the (possibly large) weights are read.
+  parseEncoderConfig(config, configPath);
   const folder = readModelFolderSettings(dir);
   const pooling = options.pooling ?? folder.pooling;
   if (!pooling)
