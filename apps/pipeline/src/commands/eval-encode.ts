@@ -64,7 +64,8 @@ the later 'dv eval run'.
 ONNX models use the CUDA execution provider when there is a CUDA device and onnxruntime-node's
 CUDA provider is installed (DV_ORT_PROVIDER=auto|cpu|cuda), else the CPU, and say which.
 --precision int8 runs the folder's int8 graph (onnx/model_qint8.onnx, from 'dv train onnx --precision
-int8'): about twice as fast on the CPU, embeddings within int8 noise of float32 (docs/benchmarks.md).
+int8'): 1.7-2.5x as fast as float32 on the CPUs measured, embeddings within int8 noise of float32
+(docs/benchmarks.md).
 Use the same --precision for 'dv eval run --embeddings', so queries and documents match.`,
   options: {
     model: {
