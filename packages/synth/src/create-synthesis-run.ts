@@ -14,7 +14,7 @@
  * `run()` then exports the batch input (`batch-export`) or runs `runSynthesis` and returns
  * its summary, with the batch-import report where there is one.
  */
-import type { SynthesisRunConfig } from '@dv/core';
+import type { ProgressMode, SynthesisRunConfig } from '@dv/core';
 import { type BackendEntry, type BatchImportReport, synthesisBackends } from './backend-registry.js';
 import { createOpenAIChatBackend } from './backends/openai-chat.js';
 import type { SynthesisBackend } from './backends/synthesis-backend.js';
@@ -36,6 +36,8 @@ export interface SynthesisRunIo {
   env?: NodeJS.ProcessEnv;
   /** Where the progress line goes (default: stderr). */
   progressStream?: NodeJS.WritableStream;
+  /** How the progress line is drawn (default: the terminal's; `silent` for runs inside a pipeline stage). */
+  progressMode?: ProgressMode;
   /** Recorded in the manifest. */
   command?: string[];
   signal?: AbortSignal;
@@ -137,6 +139,7 @@ export async function createSynthesisRun(
         ledger,
         ...(apiKey ? { secrets: [apiKey] } : {}),
         ...(io.progressStream ? { progressStream: io.progressStream } : {}),
+        ...(io.progressMode ? { progressMode: io.progressMode } : {}),
         ...(io.signal ? { signal: io.signal } : {}),
         formatter: config.formatter,
         config: s,

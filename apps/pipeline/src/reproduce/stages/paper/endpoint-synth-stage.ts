@@ -2,21 +2,14 @@
  * Stage `synth` (paper profile): complementary instructions for the Promptriever seeds through
  * the OpenAI-compatible chat endpoint (@dv/synth createOpenAIChatBackend: bounded concurrency,
  * retries with backoff, round-robin over `baseURLs`), verified by the configured judge; the same
- * library entry `dv synth run --backend openai` calls (runSynthesis). The run journals every
+ * library entry `dv synth --backend openai` calls (createSynthesisRun). The run journals every
  * answer, so a rerun after a crash or an outage asks only for the seeds still missing.
  * Outputs as the mini profile's synth stage: `train/{original,complement,records}.jsonl`.
  */
 import { join } from 'node:path';
-import { presets } from '@dv/core';
+import { presets, SynthesisRunConfig } from '@dv/core';
 import { MINI_FILES } from '@dv/data';
-import {
-  createJudge,
-  createOpenAIChatBackend,
-  getTemplate,
-  type Judge,
-  runSynthesis,
-  UsageLedger,
-} from '@dv/synth';
+import { createSynthesisRun } from '@dv/synth';
 import { requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
@@ -45,45 +38,34 @@ export function endpointSynthStage(config: ReproduceConfig): StageSpec {
     },
     estimateSeconds: 5 + ((paper.seeds.instructionSeeds ?? 490_000) / Math.max(1, s.concurrency)) * 2,
     async run(ctx) {
-      const ledger = new UsageLedger();
-      const backend = createOpenAIChatBackend({
-        baseURLs: s.baseURLs,
-        model: s.model,
-        apiKeyEnv: s.apiKeyEnv,
-        temperature: s.temperature,
-        maxTokens: s.maxTokens,
-        concurrency: s.concurrency,
-        requestTimeoutMs: s.requestTimeoutMs,
-        maxRetries: s.maxRetries,
-        ledger,
-      });
-      const judge: Judge | undefined =
-        s.judge === 'none' ? undefined : createJudge(s.judge, s.judgeThreshold, () => backend);
-      const apiKey = process.env[s.apiKeyEnv];
-      const r = await runSynthesis({
-        seedsPath: join(ctx.depDir(SEEDS_STAGE), MINI_FILES.seedsTrain),
-        outDir: join(ctx.dir, SYNTH_DIRS.train),
-        backend,
-        template: getTemplate(templateId),
-        model: s.model,
-        temperature: s.temperature,
-        maxTokens: s.maxTokens,
-        ...(judge ? { judge } : {}),
-        concurrency: s.concurrency,
-        ledger,
-        ...(apiKey ? { secrets: [apiKey] } : {}),
-        progressMode: 'silent',
-        formatter: config.train.formatter,
-        config: {
-          backend: 'openai',
-          model: s.model,
-          temperature: s.temperature,
-          maxTokens: s.maxTokens,
-          judge: s.judge,
-        },
-        command: ['dv', 'reproduce', '--profile', 'paper'],
-        signal: ctx.signal,
-      });
+      // The same library entry as `dv synth --backend openai`: backend, judge, ledger and key
+      // redaction are set up by createSynthesisRun from one validated config.
+      const run = await createSynthesisRun(
+        SynthesisRunConfig.parse({
+          seedsPath: join(ctx.depDir(SEEDS_STAGE), MINI_FILES.seedsTrain),
+          outDir: join(ctx.dir, SYNTH_DIRS.train),
+          formatter: config.train.formatter,
+          synthesis: {
+            backend: 'openai',
+            model: s.model,
+            baseURLs: s.baseURLs,
+            apiKeyEnv: s.apiKeyEnv,
+            temperature: s.temperature,
+            maxTokens: s.maxTokens,
+            concurrency: s.concurrency,
+            requestTimeoutMs: s.requestTimeoutMs,
+            maxRetries: s.maxRetries,
+            templateId,
+            verify: s.judge !== 'none',
+            ...(s.judge === 'none' ? {} : { judge: s.judge, judgeThreshold: s.judgeThreshold }),
+          },
+        }),
+        { progressMode: 'silent', command: ['dv', 'reproduce', '--profile', 'paper'], signal: ctx.signal },
+      );
+      const result = await run.run();
+      if (result.kind !== 'synthesized')
+        throw new Error('the openai backend exported instead of synthesizing');
+      const r = result.summary;
       ctx.log(
         `${r.seeds} seeds via ${s.model}: accepted ${r.accepted} (${(100 * r.acceptanceRate).toFixed(1)}%), none ${r.none}, rejected ${r.rejected}, failed ${r.failed}`,
       );
