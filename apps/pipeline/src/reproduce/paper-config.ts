@@ -8,7 +8,7 @@
  * `paperReproducePreset` carries the paper's values (shared/PAPER.md, "Results to reproduce";
  * DESIGN.md, "Two profiles") with the provenance of each in `sources`.
  */
-import { presets, SynthesisJudgeName } from '@dv/core';
+import { presets, SynthesisConfig, SynthesisJudgeName } from '@dv/core';
 import { z } from 'zod';
 
 const Commit = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-hex commit');
@@ -26,15 +26,18 @@ export const PaperBenchmark = z.enum(['followir', 'infosearch', 'mair']);
 
 export const PaperSection = z.object({
   /** OpenAI-compatible endpoints for synthesis (the paper: Qwen3-Next-80B-A3B-Instruct, e.g. on vLLM). */
-  synthesis: z.object({
-    baseURLs: z.array(z.string().url()).min(1),
-    model: z.string().min(1),
-    apiKeyEnv: z.string().default('OPENAI_API_KEY'),
-    temperature: z.number().min(0).max(2).default(0.7),
-    maxTokens: z.number().int().positive().default(512),
-    concurrency: z.number().int().positive().default(64),
-    requestTimeoutMs: z.number().int().positive().default(120_000),
-    maxRetries: z.number().int().nonnegative().default(6),
+  // The run config's synthesis fields (@dv/core SynthesisConfig), with an endpoint required and
+  // the paper run's concurrency.
+  synthesis: SynthesisConfig.pick({
+    model: true,
+    apiKeyEnv: true,
+    temperature: true,
+    maxTokens: true,
+    requestTimeoutMs: true,
+    maxRetries: true,
+  }).extend({
+    baseURLs: SynthesisConfig.shape.baseURLs.unwrap().min(1),
+    concurrency: SynthesisConfig.shape.concurrency.unwrap().default(64),
     /** Verification of each complement: the lexical judge (no second model), or none. */
     judge: z.union([SynthesisJudgeName, z.literal('none')]).default('lexical'),
     judgeThreshold: z.number().default(0.25),
