@@ -25,19 +25,8 @@
  * of another identity is discarded and said so (`resumedRows` is 0). Both files are removed
  * once the shard is complete.
  */
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import {
   canonicalJson,
   DataError,
@@ -58,6 +47,7 @@ import type { Encoder } from '../encoders/encoder.js';
 import { lengthSortedOrder } from './length-sorted-order.js';
 import { npyBytes } from './npy.js';
 import { type ShardSpec, shardRange, shardStem } from './shard-range.js';
+import { identityDigest, WindowCheckpoint } from './window-checkpoint.js';
 
 export interface EncodeCorpusShardOptions {
   encoder: Encoder;
@@ -215,7 +205,7 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
       matrix.set(part.subarray(k * dim, (k + 1) * dim), rowsOf[k]! * dim);
     const done = Math.min(texts.length, s + batchSize);
     // A window is complete when the next batch would start a new one: its rows are final.
-    if (done % window === 0 && done < texts.length) checkpoint.save(matrix, done);
+    if (done % window === 0 && done < texts.length) await checkpoint.save(matrix, done);
     o.onProgress?.(done, texts.length);
   }
   const idsPath = join(o.out, files.ids);
@@ -236,100 +226,4 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
   );
   checkpoint.remove();
   return { info, manifest, skipped: false, resumedRows, seconds };
-}
-
-/** What a checkpoint must match to be resumed: the shard's identity, without the corpus path. */
-function identityDigest(info: EmbeddingShardInfo): string {
-  return sha256(canonicalJson({ ...info, corpus: { ...info.corpus, path: '' } }));
-}
-
-const PartialState = z.object({
-  identity: z.string(),
-  rows: z.number().int().nonnegative(),
-  dim: z.number(),
-});
-
-/**
- * The window checkpoints of one shard (see the file comment): float32 rows appended to
- * `<npy>.partial`, the count that is safe in `<npy>.partial.json` (written atomically after the
- * rows are flushed).
- */
-class WindowCheckpoint {
-  private readonly data: string;
-  private readonly state: string;
-  private rows = 0;
-
-  constructor(
-    npyPath: string,
-    private readonly identity: string,
-    private readonly dim: number,
-  ) {
-    this.data = `${npyPath}.partial`;
-    this.state = `${npyPath}.partial.json`;
-  }
-
-  /** Copies the checkpointed rows into `matrix`; returns how many (0 when none match). */
-  restore(matrix: Float32Array, total: number): number {
-    if (!existsSync(this.state) || !existsSync(this.data)) return this.reset();
-    let st: z.infer<typeof PartialState>;
-    try {
-      st = PartialState.parse(JSON.parse(readFileSync(this.state, 'utf8')));
-    } catch {
-      return this.reset();
-    }
-    if (st.identity !== this.identity || st.dim !== this.dim || st.rows > total) return this.reset();
-    const bytes = st.rows * this.dim * 4;
-    const fd = openSync(this.data, 'r');
-    try {
-      const view = new Uint8Array(matrix.buffer, matrix.byteOffset, bytes);
-      let got = 0;
-      while (got < bytes) {
-        const n = readSync(fd, view, got, bytes - got, got);
-        if (n === 0) break;
-        got += n;
-      }
-      if (got < bytes) {
-        matrix.fill(0, 0, st.rows * this.dim);
-        return this.reset();
-      }
-    } finally {
-      closeSync(fd);
-    }
-    this.rows = st.rows;
-    return st.rows;
-  }
-
-  /** Appends rows [saved, rows) of `matrix` and records `rows` as safe. */
-  save(matrix: Float32Array, rows: number): void {
-    mkdirSync(dirname(this.data), { recursive: true });
-    const fd = openSync(this.data, this.rows === 0 ? 'w' : 'r+');
-    try {
-      // Drop a torn tail an interrupted append may have left past the safe rows.
-      ftruncateSync(fd, this.rows * this.dim * 4);
-      const from = this.rows * this.dim;
-      const part = matrix.subarray(from, rows * this.dim);
-      const bytes = new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
-      let put = 0;
-      while (put < bytes.length) put += writeSync(fd, bytes, put, bytes.length - put, from * 4 + put);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    writeBytesAtomic(
-      this.state,
-      new TextEncoder().encode(`${JSON.stringify({ identity: this.identity, rows, dim: this.dim })}\n`),
-    );
-    this.rows = rows;
-  }
-
-  remove(): void {
-    rmSync(this.state, { force: true });
-    rmSync(this.data, { force: true });
-  }
-
-  private reset(): number {
-    this.remove();
-    this.rows = 0;
-    return 0;
-  }
 }
