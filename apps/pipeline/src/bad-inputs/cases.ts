@@ -1465,6 +1465,136 @@ export const CASES: BadInputCase[] = [
     ],
     expect: usage(/config\.json/),
   },
+  // dv train onnx: the ONNX graphs of an existing folder (issue 16, int8)
+  {
+    id: 'train-onnx-no-folder',
+    group: 'train onnx',
+    title: '--model folder that does not exist',
+    argv: (f) => ['train', 'onnx', '--model', join(f.dir, 'no-model')],
+    expect: fails(/no config\.json/, (f) => [join(f.dir, 'no-model', 'config.json')]),
+  },
+  {
+    id: 'train-onnx-config-not-json',
+    group: 'train onnx',
+    title: 'config.json that is not JSON',
+    setup: (f) => {
+      f.file('m/config.json', '{"model_type":');
+      f.file('m/model.safetensors', 'x');
+    },
+    argv: (f) => ['train', 'onnx', '--model', join(f.dir, 'in', 'm')],
+    expect: fails(/not JSON/, (f) => [join(f.dir, 'in', 'm', 'config.json')]),
+  },
+  {
+    id: 'train-onnx-unsupported-architecture',
+    group: 'train onnx',
+    title: 'a model_type the exporter does not support (weights never read)',
+    setup: (f) => {
+      f.file('m/config.json', '{"model_type":"llama"}\n');
+      f.file('m/model.safetensors', 'not safetensors');
+    },
+    argv: (f) => ['train', 'onnx', '--model', join(f.dir, 'in', 'm'), '--pooling', 'cls'],
+    expect: fails(/unsupported or invalid encoder config: model_type/, (f) => [
+      join(f.dir, 'in', 'm', 'config.json'),
+    ]),
+  },
+  {
+    id: 'train-onnx-no-pooling',
+    group: 'train onnx',
+    title: 'a folder that does not say how it pools, and no --pooling',
+    setup: (f) => {
+      f.file(
+        'm/config.json',
+        `${JSON.stringify({ model_type: 'bert', vocab_size: 30, hidden_size: 8, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 16, max_position_embeddings: 16, hidden_act: 'gelu', layer_norm_eps: 1e-12, type_vocab_size: 2, pad_token_id: 0 })}\n`,
+      );
+      f.file('m/model.safetensors', 'x');
+    },
+    argv: (f) => ['train', 'onnx', '--model', join(f.dir, 'in', 'm'), '--precision', 'int8'],
+    expect: fails(/does not say how it pools .*give a pooling/),
+  },
+  {
+    id: 'train-onnx-precision-unknown',
+    group: 'train onnx',
+    title: '--precision int4',
+    argv: (f) => ['train', 'onnx', '--model', f.dir, '--precision', 'int4'],
+    expect: usage(/--precision must be one of fp32, int8, got 'int4'/),
+  },
+  // dv eval encode: corpus shards (issue 16)
+  {
+    id: 'encode-model-no-graph',
+    group: 'eval encode',
+    title: 'onnx:DIR folder without a model.onnx',
+    argv: (f) => [
+      'eval',
+      'encode',
+      '--model',
+      `onnx:${f.dir}`,
+      '--corpus',
+      join(f.dir, 'nope.jsonl'),
+      '--out',
+      f.out,
+    ],
+    expect: fails(/no model\.onnx \(or onnx\/model\.onnx\) in the model folder/, (f) => [f.dir]),
+  },
+  {
+    id: 'encode-int8-graph-missing',
+    group: 'eval encode',
+    title: '--precision int8 for a folder without its int8 graph',
+    setup: (f) => {
+      f.file('m/onnx/model.onnx', 'x');
+      f.file('corpus.jsonl', '{"docid":"d1","title":"","text":"a bass"}\n');
+    },
+    argv: (f) => [
+      'eval',
+      'encode',
+      '--model',
+      `onnx:${join(f.dir, 'in', 'm')}`,
+      '--precision',
+      'int8',
+      '--corpus',
+      join(f.dir, 'in', 'corpus.jsonl'),
+      '--out',
+      f.out,
+    ],
+    expect: fails(
+      /no onnx\/model_qint8\.onnx in the model folder \(write it with: dv train onnx --model .* --precision int8\)/,
+    ),
+  },
+  {
+    id: 'encode-precision-not-onnx',
+    group: 'eval encode',
+    title: '--precision int8 with a model that is not onnx:DIR',
+    argv: (f) => [
+      'eval',
+      'encode',
+      '--model',
+      'bm25',
+      '--precision',
+      'int8',
+      '--corpus',
+      f.file('corpus.jsonl', '{"docid":"d1","title":"","text":"a"}\n'),
+      '--out',
+      f.out,
+    ],
+    expect: usage(/--precision int8 needs an onnx:DIR model, got 'bm25'/),
+  },
+  {
+    id: 'encode-shard-out-of-range',
+    group: 'eval encode',
+    title: '--shard 4/4 (0-based)',
+    argv: (f) => [
+      'eval',
+      'encode',
+      '--model',
+      'bm25',
+      '--corpus',
+      f.file('corpus.jsonl', '{"docid":"d1","title":"","text":"a"}\n'),
+      '--shard',
+      '4/4',
+      '--out',
+      f.out,
+    ],
+    expect: usage(/i\/n/),
+  },
 ];
 
 /** Writes the shared read-only inputs under `dir`; returns their paths. */
