@@ -4,6 +4,21 @@
  */
 
 export { writeBenchSection } from './bench-doc.js';
+export {
+  type CacheKey,
+  type CacheKeyInput,
+  CacheKeyParts,
+  cacheKey,
+  keyOfParts,
+  staleReasons,
+} from './cache/cache-key.js';
+export {
+  type CodeDigest,
+  type CodeRef,
+  clearCodeDigestMemo,
+  codeDigest,
+  codeDigests,
+} from './cache/code-digest.js';
 export { InFlight } from './concurrency/in-flight.js';
 export { Semaphore } from './concurrency/semaphore.js';
 export {

@@ -1,0 +1,188 @@
+/**
+ * The code digest of a package: a content hash of the code that makes a cached result, so that
+ * every cache key (cache-key.ts) changes when that code does, with no version string to bump.
+ *
+ *   codeDigest(P, folders) = sha256(canonical JSON {
+ *     name, version,
+ *     files:     [{ path, sha256 }] of P's code files under `folders` (default: `src/` where it
+ *                exists, as shipped in every tarball, else `dist/`), sorted by path; tests,
+ *                fixtures, test-utils and benchmarks excluded,
+ *     deps:      { name: version } of P's resolved third-party `dependencies`,
+ *     workspace: { name: codeDigest(D) } of P's `@dv/*` dependencies, whole and recursively
+ *   })
+ *
+ * Taken at run time from the files on disk (hashing a package's ~100 source files costs a few
+ * milliseconds; results are memoized per process), so it holds under tsx, the esbuild bin (which
+ * bundles the same `src/` files) and an installed tarball alike. A folder list narrows the
+ * package's own part to what a stage really runs (the MLM stage names train's `src/mlm`, not
+ * `src/loop`); its workspace dependencies always count whole.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { contentHash } from '../hash.js';
+
+/** What a code digest was taken over (recorded beside a cache key, shown by `--explain`). */
+export interface CodeDigest {
+  /** The package name. */
+  name: string;
+  version: string;
+  /** The folders (or files) hashed, relative to the package root. */
+  folders: string[];
+  /** sha256 over files, dependency versions and workspace digests (see the formula above). */
+  digest: string;
+  /** Number of files hashed in the package's own part. */
+  files: number;
+}
+
+/** A package's code, optionally narrowed to folders or files below its root. */
+export interface CodeRef {
+  package: string;
+  folders?: readonly string[];
+}
+
+const CODE_FILE = /\.(ts|mts|cts|js|mjs|cjs|json|cc|h|inc)$/;
+const SKIP_FILE = /\.(test|spec|bench)\.[cm]?[jt]s$/;
+const SKIP_DIR = new Set(['node_modules', 'fixtures', 'test-utils', '__snapshots__', 'bench', 'build']);
+
+interface PackageJson {
+  name: string;
+  version: string;
+  dependencies?: Record<string, string>;
+}
+
+function readPackageJson(root: string): PackageJson {
+  return JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson;
+}
+
+/** The root folder (holding package.json) of `name` as resolved from `root`'s node_modules. */
+function resolvePackageRoot(name: string, fromRoot: string): string | null {
+  try {
+    const p = createRequire(join(fromRoot, 'package.json')).resolve(`${name}/package.json`);
+    return dirname(realpathSync(p));
+  } catch {
+    // packages whose exports do not list package.json: look in the node_modules folders above
+  }
+  for (let dir = fromRoot; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', ...name.split('/'));
+    if (existsSync(join(candidate, 'package.json'))) return realpathSync(candidate);
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/** The package root that contains `file` (the nearest folder above it with a package.json). */
+export function packageRootOf(file: string): string {
+  let dir = statSync(file, { throwIfNoEntry: false })?.isDirectory() ? file : dirname(file);
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${file}`);
+    dir = up;
+  }
+}
+
+function listCodeFiles(root: string, rel: string, out: string[]): void {
+  const abs = join(root, rel);
+  const st = statSync(abs, { throwIfNoEntry: false });
+  if (!st) return;
+  if (st.isFile()) {
+    if (CODE_FILE.test(rel) && !SKIP_FILE.test(rel)) out.push(rel.split(sep).join('/'));
+    return;
+  }
+  if (!st.isDirectory()) return;
+  for (const entry of readdirSync(abs).sort()) {
+    if (SKIP_DIR.has(entry) || entry.startsWith('.')) continue;
+    listCodeFiles(root, join(rel, entry), out);
+  }
+}
+
+function hashBytes(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+/** Default folders of a package: `src/` where it ships sources, else `dist/`; plus `native/`. */
+function defaultFolders(root: string): string[] {
+  const own = existsSync(join(root, 'src')) ? ['src'] : ['dist'];
+  return existsSync(join(root, 'native')) ? [...own, 'native'] : own;
+}
+
+const memo = new Map<string, CodeDigest>();
+
+function digestRoot(root: string, folders: readonly string[] | undefined, visiting: Set<string>): CodeDigest {
+  const chosen = folders && folders.length > 0 ? [...folders] : defaultFolders(root);
+  const memoKey = `${root}\0${chosen.join('\0')}`;
+  const hit = memo.get(memoKey);
+  if (hit) return hit;
+  for (const f of chosen) {
+    const abs = resolve(root, f);
+    if (abs !== root && !abs.startsWith(root + sep)) throw new Error(`code folder '${f}' leaves ${root}`);
+    if (folders && !existsSync(abs)) throw new Error(`code folder '${f}' does not exist in ${root}`);
+  }
+  const pj = readPackageJson(root);
+  const paths: string[] = [];
+  for (const f of chosen) listCodeFiles(root, f, paths);
+  const files = [...new Set(paths)].sort().map((p) => ({ path: p, sha256: hashBytes(join(root, p)) }));
+  const deps: Record<string, string> = {};
+  const workspace: Record<string, string> = {};
+  const next = new Set(visiting).add(root);
+  for (const [name, spec] of Object.entries(pj.dependencies ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const depRoot = resolvePackageRoot(name, root);
+    if (!depRoot) {
+      deps[name] = `unresolved:${spec}`;
+      continue;
+    }
+    if (name.startsWith('@dv/') || spec.startsWith('workspace:')) {
+      if (next.has(depRoot)) continue; // a cycle counts once
+      workspace[name] = digestRoot(depRoot, undefined, next).digest;
+    } else deps[name] = readPackageJson(depRoot).version;
+  }
+  const result: CodeDigest = {
+    name: pj.name,
+    version: pj.version,
+    folders: chosen,
+    digest: contentHash({ name: pj.name, version: pj.version, files, deps, workspace }),
+    files: files.length,
+  };
+  memo.set(memoKey, result);
+  return result;
+}
+
+/**
+ * The code digest of package `ref.package` as resolved from the module at `fromUrl` (pass
+ * `import.meta.url`; a package resolves itself by name through its own `exports`).
+ */
+export function codeDigest(ref: CodeRef, fromUrl: string): CodeDigest {
+  const from = packageRootOf(fileURLToPath(fromUrl));
+  const own = readPackageJson(from).name === ref.package;
+  const root = own ? from : resolvePackageRoot(ref.package, from);
+  if (!root) throw new Error(`cannot resolve ${ref.package} from ${from}`);
+  return digestRoot(root, ref.folders, new Set());
+}
+
+/** Code digests of several packages, by name (what a cache key's `code` part holds). */
+export function codeDigests(refs: readonly CodeRef[], fromUrl: string): Record<string, CodeDigest> {
+  const out: Record<string, CodeDigest> = {};
+  for (const ref of refs) {
+    const d = codeDigest(ref, fromUrl);
+    const label = ref.folders?.length ? `${ref.package}:${ref.folders.join(',')}` : ref.package;
+    out[label] = d;
+  }
+  return out;
+}
+
+/** Forgets memoized digests (tests that edit code files in place; a long-lived process). */
+export function clearCodeDigestMemo(): void {
+  memo.clear();
+}
+
+/** Paths of the files a digest covers (for `--explain` and tests). */
+export function codeFiles(ref: CodeRef, fromUrl: string): string[] {
+  const from = packageRootOf(fileURLToPath(fromUrl));
+  const root = readPackageJson(from).name === ref.package ? from : resolvePackageRoot(ref.package, from);
+  if (!root) throw new Error(`cannot resolve ${ref.package} from ${from}`);
+  const out: string[] = [];
+  for (const f of ref.folders?.length ? ref.folders : defaultFolders(root)) listCodeFiles(root, f, out);
+  return out.map((p) => relative(process.cwd(), join(root, p)));
+}
