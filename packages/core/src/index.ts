@@ -18,6 +18,7 @@ export {
   clearCodeDigestMemo,
   codeDigest,
   codeDigests,
+  codeRefLabel,
 } from './cache/code-digest.js';
 export { InFlight } from './concurrency/in-flight.js';
 export { Semaphore } from './concurrency/semaphore.js';
@@ -42,6 +43,14 @@ export {
   readJsonIfPresent,
   readModelFolderSettings,
 } from './encoders/model-folder.js';
+export {
+  assertKnownConfigKeys,
+  closestKey,
+  describeUnknownKeys,
+  levenshtein,
+  type UnknownConfigKey,
+  unknownConfigKeys,
+} from './config-keys.js';
 export { DataError, describeZodIssues } from './errors.js';
 export {
   createFormatter,
@@ -51,6 +60,7 @@ export {
   formatQuery,
 } from './format.js';
 export { canonicalJson, contentHash, hashFile, sha256 } from './hash.js';
+export { dvCacheDir } from './io/cache-dir.js';
 export {
   tempPathFor,
   writeAtomic,
@@ -69,6 +79,27 @@ export {
 } from './io/jsonl.js';
 export { JsonlAppender, type JsonlAppenderOptions } from './io/jsonl-appender.js';
 export { isGzipFile, type Line, readLines } from './io/lines.js';
+export {
+  assertNoSymlinkInside,
+  assertSafeOutputPath,
+  type GuardOutputDirOptions,
+  guardOutputDir,
+  mountOf,
+  outputRootOf,
+  registerOutputRoot,
+  withWriteErrors,
+  writeErrorToDataError,
+} from './io/output-guard.js';
+export {
+  type AcquireOutputLockOptions,
+  acquireOutputLock,
+  LOCK_FILE,
+  type OutputLock,
+  type OutputLockInfo,
+  OutputLockedError,
+  processAlive,
+  withOutputLock,
+} from './io/output-lock.js';
 export {
   OutputDirError,
   type PreparedOutputDir,

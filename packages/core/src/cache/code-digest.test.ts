@@ -99,6 +99,41 @@ describe('codeDigest', () => {
     expect(() => codeDigest({ package: '@t/lib', folders: ['src/nope'] }, from)).toThrow(/does not exist/);
   });
 
+  it('an entry counts with its relative-import closure; dependencies: false leaves workspace deps out', () => {
+    const { lib, base } = workspace();
+    write(
+      join(lib, 'src', 'mlm', 'run.ts'),
+      "import { mask } from './mask.js';\nexport { step } from '../loop/step.js';\nconst later = () => import('./lazy.js');\nexport const run = () => mask + later.length;\n",
+    );
+    write(join(lib, 'src', 'mlm', 'lazy.ts'), 'export const lazy = 1;\n');
+    write(join(lib, 'src', 'mlm', 'unused.ts'), 'export const unused = 1;\n');
+    const from = pathToFileURL(join(lib, 'src', 'index.ts')).href;
+    const ref = { package: '@t/lib', entries: ['src/mlm/run.ts'] };
+    expect(codeFiles(ref, from).map((f) => f.split('packages/lib/')[1])).toEqual([
+      'src/loop/step.ts',
+      'src/mlm/lazy.ts',
+      'src/mlm/mask.ts',
+      'src/mlm/run.ts',
+    ]);
+    const thin = { ...ref, dependencies: false };
+    const digests = () => {
+      clearCodeDigestMemo();
+      return [codeDigest(ref, from).digest, codeDigest(thin, from).digest];
+    };
+    const [withDeps, without] = digests();
+    write(join(lib, 'src', 'mlm', 'unused.ts'), 'export const unused = 2;\n');
+    expect(digests()).toEqual([withDeps, without]);
+    write(join(base, 'src', 'index.ts'), 'export const b = 9;\n');
+    const [withDeps2, without2] = digests();
+    expect(withDeps2).not.toBe(withDeps);
+    expect(without2).toBe(without);
+    write(join(lib, 'src', 'loop', 'step.ts'), 'export const step = 0;\n');
+    expect(digests()[1]).not.toBe(without);
+    expect(() => codeDigest({ package: '@t/lib', entries: ['src/mlm/nope.ts'] }, from)).toThrow(
+      /does not exist/,
+    );
+  });
+
   it('resolves the real workspace packages from this one', () => {
     const core = codeDigest({ package: '@dv/core' }, import.meta.url);
     expect(core.name).toBe('@dv/core');

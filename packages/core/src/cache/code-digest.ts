@@ -37,10 +37,18 @@ export interface CodeDigest {
   files: number;
 }
 
-/** A package's code, optionally narrowed to folders or files below its root. */
+/**
+ * A package's code, optionally narrowed: `folders` (folders or files below its root) and
+ * `entries` (files whose relative-import closure inside the package counts: what a stage's entry
+ * module runs, found by scanning `import`/`export ... from` and `import()` specifiers). With
+ * neither, the whole package. `dependencies: false` leaves its workspace dependencies out (for a
+ * thin layer, such as a stage file of the app, whose library code is named by other refs).
+ */
 export interface CodeRef {
   package: string;
   folders?: readonly string[];
+  entries?: readonly string[];
+  dependencies?: boolean;
 }
 
 const CODE_FILE = /\.(ts|mts|cts|js|mjs|cjs|json|cc|h|inc)$/;
@@ -108,22 +116,61 @@ function defaultFolders(root: string): string[] {
   return existsSync(join(root, 'native')) ? [...own, 'native'] : own;
 }
 
+const IMPORT_SPEC = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
+
+/** The relative-import closure of `entry` inside `root` (package-relative paths). */
+function importClosure(root: string, entry: string, out: Set<string>): void {
+  const abs = resolve(root, entry);
+  const rel = relative(root, abs).split(sep).join('/');
+  if (out.has(rel)) return;
+  out.add(rel);
+  const text = readFileSync(abs, 'utf8');
+  for (const m of text.matchAll(IMPORT_SPEC)) {
+    const target = resolve(dirname(abs), m[1]!);
+    const candidates = [
+      target,
+      target.replace(/\.js$/, '.ts'),
+      target.replace(/\.mjs$/, '.mts'),
+      `${target}.ts`,
+    ];
+    const hit = candidates.find((c) => statSync(c, { throwIfNoEntry: false })?.isFile());
+    if (hit?.startsWith(root + sep)) importClosure(root, relative(root, hit), out);
+  }
+}
+
+function checkInside(root: string, f: string, what: string): void {
+  const abs = resolve(root, f);
+  if (abs !== root && !abs.startsWith(root + sep)) throw new Error(`code ${what} '${f}' leaves ${root}`);
+  if (!existsSync(abs)) throw new Error(`code ${what} '${f}' does not exist in ${root}`);
+}
+
+/** The package-relative code files a ref covers. */
+function refFiles(root: string, ref: Omit<CodeRef, 'package'>): { files: string[]; scope: string[] } {
+  const narrowed = Boolean(ref.folders?.length || ref.entries?.length);
+  const folders = narrowed ? [...(ref.folders ?? [])] : defaultFolders(root);
+  for (const f of ref.folders ?? []) checkInside(root, f, 'folder');
+  for (const e of ref.entries ?? []) checkInside(root, e, 'entry');
+  const paths: string[] = [];
+  for (const f of folders) listCodeFiles(root, f, paths);
+  const closure = new Set<string>();
+  for (const e of ref.entries ?? []) importClosure(root, e, closure);
+  for (const p of closure) if (CODE_FILE.test(p) && !SKIP_FILE.test(p)) paths.push(p);
+  return {
+    files: [...new Set(paths)].sort(),
+    scope: [...folders, ...(ref.entries ?? []).map((e) => `${e} (imports)`)],
+  };
+}
+
 const memo = new Map<string, CodeDigest>();
 
-function digestRoot(root: string, folders: readonly string[] | undefined, visiting: Set<string>): CodeDigest {
-  const chosen = folders && folders.length > 0 ? [...folders] : defaultFolders(root);
-  const memoKey = `${root}\0${chosen.join('\0')}`;
+function digestRoot(root: string, ref: Omit<CodeRef, 'package'>, visiting: Set<string>): CodeDigest {
+  const withDeps = ref.dependencies !== false;
+  const memoKey = JSON.stringify([root, ref.folders ?? [], ref.entries ?? [], withDeps]);
   const hit = memo.get(memoKey);
   if (hit) return hit;
-  for (const f of chosen) {
-    const abs = resolve(root, f);
-    if (abs !== root && !abs.startsWith(root + sep)) throw new Error(`code folder '${f}' leaves ${root}`);
-    if (folders && !existsSync(abs)) throw new Error(`code folder '${f}' does not exist in ${root}`);
-  }
   const pj = readPackageJson(root);
-  const paths: string[] = [];
-  for (const f of chosen) listCodeFiles(root, f, paths);
-  const files = [...new Set(paths)].sort().map((p) => ({ path: p, sha256: hashBytes(join(root, p)) }));
+  const { files: paths, scope } = refFiles(root, ref);
+  const files = paths.map((p) => ({ path: p, sha256: hashBytes(join(root, p)) }));
   const deps: Record<string, string> = {};
   const workspace: Record<string, string> = {};
   const next = new Set(visiting).add(root);
@@ -134,15 +181,15 @@ function digestRoot(root: string, folders: readonly string[] | undefined, visiti
       continue;
     }
     if (name.startsWith('@dv/') || spec.startsWith('workspace:')) {
-      if (next.has(depRoot)) continue; // a cycle counts once
-      workspace[name] = digestRoot(depRoot, undefined, next).digest;
+      if (!withDeps || next.has(depRoot)) continue; // left out, or a cycle: counts once
+      workspace[name] = digestRoot(depRoot, {}, next).digest;
     } else deps[name] = readPackageJson(depRoot).version;
   }
   const result: CodeDigest = {
     name: pj.name,
     version: pj.version,
-    folders: chosen,
-    digest: contentHash({ name: pj.name, version: pj.version, files, deps, workspace }),
+    folders: scope,
+    digest: contentHash({ name: pj.name, version: pj.version, files, deps, workspace, withDeps }),
     files: files.length,
   };
   memo.set(memoKey, result);
@@ -158,7 +205,13 @@ export function codeDigest(ref: CodeRef, fromUrl: string): CodeDigest {
   const own = readPackageJson(from).name === ref.package;
   const root = own ? from : resolvePackageRoot(ref.package, from);
   if (!root) throw new Error(`cannot resolve ${ref.package} from ${from}`);
-  return digestRoot(root, ref.folders, new Set());
+  return digestRoot(root, ref, new Set());
+}
+
+/** A ref's label in a key's `code` part: the package, and its narrowing when there is one. */
+export function codeRefLabel(ref: CodeRef): string {
+  const narrow = [...(ref.folders ?? []), ...(ref.entries ?? [])];
+  return narrow.length ? `${ref.package}:${narrow.join(',')}` : ref.package;
 }
 
 /** Code digests of several packages, by name (what a cache key's `code` part holds). */
@@ -166,8 +219,7 @@ export function codeDigests(refs: readonly CodeRef[], fromUrl: string): Record<s
   const out: Record<string, CodeDigest> = {};
   for (const ref of refs) {
     const d = codeDigest(ref, fromUrl);
-    const label = ref.folders?.length ? `${ref.package}:${ref.folders.join(',')}` : ref.package;
-    out[label] = d;
+    out[codeRefLabel(ref)] = d;
   }
   return out;
 }
@@ -182,7 +234,5 @@ export function codeFiles(ref: CodeRef, fromUrl: string): string[] {
   const from = packageRootOf(fileURLToPath(fromUrl));
   const root = readPackageJson(from).name === ref.package ? from : resolvePackageRoot(ref.package, from);
   if (!root) throw new Error(`cannot resolve ${ref.package} from ${from}`);
-  const out: string[] = [];
-  for (const f of ref.folders?.length ? ref.folders : defaultFolders(root)) listCodeFiles(root, f, out);
-  return out.map((p) => relative(process.cwd(), join(root, p)));
+  return refFiles(root, ref).files.map((p) => relative(process.cwd(), join(root, p)));
 }
