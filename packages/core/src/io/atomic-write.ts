@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { assertSafeOutputPath, withWriteErrors } from './output-guard.js';
 
 export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -29,18 +30,22 @@ function fsyncDir(dir: string): void {
 
 /** A temporary file beside `path`: `commit` fsyncs and renames it over `path`, `abort` removes it. */
 function openTemp(path: string): { fd: number; commit(): void; abort(): void } {
-  mkdirSync(dirname(path), { recursive: true });
+  assertSafeOutputPath(dirname(path));
+  withWriteErrors(path, () => mkdirSync(dirname(path), { recursive: true }));
   const tmp = tempPathFor(path);
-  const fd = openSync(tmp, 'w');
+  const fd = withWriteErrors(path, () => openSync(tmp, 'wx'));
   return {
     fd,
     commit() {
       try {
-        fsyncSync(fd);
-      } finally {
+        withWriteErrors(path, () => fsyncSync(fd));
+      } catch (err) {
         closeSync(fd);
+        rmSync(tmp, { force: true });
+        throw err;
       }
-      renameSync(tmp, path);
+      closeSync(fd);
+      withWriteErrors(path, () => renameSync(tmp, path));
       fsyncDir(dirname(path));
     },
     abort() {
@@ -61,7 +66,7 @@ export async function writeAtomic(
   const temp = openTemp(path);
   try {
     await produce((chunk) => {
-      writeSync(temp.fd, chunk);
+      withWriteErrors(path, () => writeSync(temp.fd, chunk));
     });
   } catch (err) {
     temp.abort();
@@ -85,7 +90,8 @@ export function writeBytesAtomic(path: string, chunks: Iterable<ArrayBufferView>
     for (const chunk of ArrayBuffer.isView(chunks) ? [chunks] : chunks) {
       const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       let done = 0;
-      while (done < bytes.length) done += writeSync(temp.fd, bytes, done, bytes.length - done);
+      while (done < bytes.length)
+        done += withWriteErrors(path, () => writeSync(temp.fd, bytes, done, bytes.length - done));
     }
   } catch (err) {
     temp.abort();

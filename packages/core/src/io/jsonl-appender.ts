@@ -6,12 +6,17 @@
  * On open, a last line without its newline (a crash mid-append) is cut off, so appends resume
  * on a clean record boundary. `fsync: true` also survives power loss, at a cost per record.
  * Records are written byte for byte (no redaction: see redact.ts).
+ * The log itself must not be a symbolic link (refused, never appended or truncated through),
+ * nor lie below one inside an output folder (output-guard.ts); it is opened with O_NOFOLLOW.
+ * Disk-full, read-only and permission errors name the log and its mount (issue 25).
  */
 import {
   closeSync,
+  constants,
   existsSync,
   fsyncSync,
   ftruncateSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readSync,
@@ -20,7 +25,24 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
+import { DataError } from '../errors.js';
 import { toJsonLine } from './jsonl.js';
+import { assertSafeOutputPath, withWriteErrors } from './output-guard.js';
+
+/** Refuses a log path that is a symbolic link (a planted link would send appends elsewhere). */
+function assertNotSymlink(path: string): void {
+  let link = false;
+  try {
+    link = lstatSync(path).isSymbolicLink();
+  } catch {
+    return;
+  }
+  if (link)
+    throw new DataError(
+      'is a symbolic link; dv appends only to a regular file it owns (remove the link)',
+      path,
+    );
+}
 
 export interface JsonlAppenderOptions {
   fsync?: boolean;
@@ -71,7 +93,9 @@ export class JsonlAppender<S extends z.ZodType> {
     private readonly schema?: S,
     private readonly options: JsonlAppenderOptions = {},
   ) {
-    mkdirSync(dirname(path), { recursive: true });
+    assertSafeOutputPath(dirname(path));
+    assertNotSymlink(path);
+    withWriteErrors(path, () => mkdirSync(dirname(path), { recursive: true }));
     let repaired = 0;
     if (existsSync(path)) {
       repaired = danglingTailBytes(path);
@@ -85,7 +109,8 @@ export class JsonlAppender<S extends z.ZodType> {
       }
     }
     this.repairedBytes = repaired;
-    this.fd = openSync(path, 'a');
+    const { O_APPEND, O_CREAT, O_WRONLY, O_NOFOLLOW } = constants;
+    this.fd = withWriteErrors(path, () => openSync(path, O_APPEND | O_CREAT | O_WRONLY | O_NOFOLLOW, 0o666));
   }
 
   append(record: z.input<S> | z.infer<S>): void {
@@ -100,7 +125,8 @@ export class JsonlAppender<S extends z.ZodType> {
       }
       return;
     }
-    writeSync(this.fd, line);
+    const fd = this.fd;
+    withWriteErrors(this.path, () => writeSync(fd, line));
     if (this.options.fsync) fsyncSync(this.fd);
   }
 
@@ -110,7 +136,8 @@ export class JsonlAppender<S extends z.ZodType> {
     if (this.fd === null || this.pending.length === 0) return;
     const data = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
     this.pending = [];
-    writeSync(this.fd, data);
+    const fd = this.fd;
+    withWriteErrors(this.path, () => writeSync(fd, data));
     if (this.options.fsync) fsyncSync(this.fd);
   }
 

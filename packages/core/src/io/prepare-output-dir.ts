@@ -4,8 +4,8 @@
  * longer listed; the default `runs/eval` accumulated sets of different runs).
  *
  * `prepareOutputDir(dir, { kind, identity, force })`:
- * - refuses a path that is a file, or lies under /proc, /sys or /dev (kernel file systems,
- *   where a write can block forever), with a message naming it;
+ * - first `guardOutputDir` (output-guard.ts): refuses a path that is a file, or lies under
+ *   /proc, /sys or /dev (kernel file systems, where a write can block forever), naming it;
  * - creates the folder, and records in `<dir>/.dv-run.json` which run owns it: its `kind`
  *   and a hash of `identity` (the settings that make two runs the same run);
  * - the same run again resumes (returns `resumed: true`); a folder that holds another run's
@@ -13,11 +13,13 @@
  *   files the previous run's manifest lists (and nothing else), so the new manifest lists
  *   exactly the files in the folder that belong to it.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
-import { DataError } from '../errors.js';
 import { contentHash } from '../hash.js';
 import { writeJsonAtomic } from './atomic-write.js';
+import { guardOutputDir, OutputDirError } from './output-guard.js';
+
+export { OutputDirError };
 
 export const RUN_CLAIM_FILE = '.dv-run.json';
 
@@ -39,9 +41,6 @@ export interface PreparedOutputDir {
   /** Files of a previous run removed because of `force`. */
   removed: string[];
 }
-
-/** Error for an output folder that cannot or must not be used; names the folder. */
-export class OutputDirError extends DataError {}
 
 interface Claim {
   kind: string;
@@ -75,18 +74,12 @@ function manifestFiles(dir: string): string[] {
 
 export async function prepareOutputDir(dir: string, o: PrepareOutputDirOptions): Promise<PreparedOutputDir> {
   const flag = o.flag ?? '--out';
-  const abs = resolve(dir);
-  if (['/proc', '/sys', '/dev'].some((k) => abs === k || abs.startsWith(`${k}${sep}`)))
-    throw new OutputDirError(
-      `${flag} is on a kernel file system (${abs.split(sep)[1]}); choose a normal folder`,
-      dir,
-    );
-  if (existsSync(abs) && !statSync(abs).isDirectory())
-    throw new OutputDirError(`${flag} is a file, not a folder`, dir);
-  mkdirSync(abs, { recursive: true });
+  // the checks every writing command makes (kernel file systems, a file, disk errors)
+  const abs = guardOutputDir(dir, { flag });
   const identity = contentHash({ kind: o.kind, identity: o.identity });
   const claim = readClaim(abs);
-  const entries = readdirSync(abs).filter((f) => f !== RUN_CLAIM_FILE);
+  // the claim and the writer's lock (output-lock.ts) are not outputs
+  const entries = readdirSync(abs).filter((f) => f !== RUN_CLAIM_FILE && f !== '.dv-lock');
   const write = () => writeJsonAtomic(join(abs, RUN_CLAIM_FILE), { kind: o.kind, identity } satisfies Claim);
   if (claim && claim.kind === o.kind && claim.identity === identity)
     return { dir: abs, resumed: true, removed: [] };
