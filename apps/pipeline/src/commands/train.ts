@@ -10,12 +10,14 @@ import {
   createProgress,
   createRng,
   DataError,
+  describeUnknownKeys,
   describeZodIssues,
   MlmConfig,
   miniMlmPreset,
   readLines,
   TrainerConfig,
   trainerPresets,
+  unknownConfigKeys,
   writeFileAtomic,
 } from '@dv/core';
 import {
@@ -186,13 +188,18 @@ export function trainRunConfig(ctx: CommandContext): TrainerConfig {
   const file = ctx.values.config as string | undefined;
   if (file) {
     let json: unknown;
+    let text: string;
     try {
-      json = JSON.parse(readFileSync(file, 'utf8'));
+      text = readFileSync(file, 'utf8');
+      json = JSON.parse(text);
     } catch (err) {
       throw new UsageError(`--config ${file}: ${(err as Error).message}`);
     }
     if (!json || typeof json !== 'object' || Array.isArray(json))
       throw new UsageError(`--config ${file}: expected a JSON object (a trainer config)`);
+    // strict: a misspelt key would otherwise be dropped by zod and the preset's value used
+    const unknown = unknownConfigKeys(TrainerConfig, json);
+    if (unknown.length) throw new UsageError(describeUnknownKeys(unknown, file, text));
     config = merge(config, json as Json);
   }
   const flags: Array<[string, string[], keyof typeof NUMBER_SPECS]> = [

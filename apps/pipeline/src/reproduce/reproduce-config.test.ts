@@ -1,8 +1,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { unknownConfigKeys } from '@dv/core';
 import { describe, expect, it } from 'vitest';
-import { mergeConfig, REPRODUCE_PROFILES, resolveReproduceConfig } from './reproduce-config.js';
+import {
+  mergeConfig,
+  REPRODUCE_PROFILES,
+  ReproduceConfig,
+  resolveReproduceConfig,
+} from './reproduce-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dv-reproduce-config-'));
 
@@ -42,6 +48,17 @@ describe('reproduce config', () => {
     expect(() => resolveReproduceConfig({ profile: 'mini', configFile: join(dir, 'absent.json') })).toThrow(
       /config file not found/,
     );
+  });
+  it('a misspelt key is an error naming it, the file:line and the closest known key (issue 25)', () => {
+    const path = join(dir, 'typo.json');
+    writeFileSync(path, '{\n  "train": {\n    "optimizer": { "lrr": 0.001 }\n  },\n  "seedz": [1]\n}\n');
+    expect(() => resolveReproduceConfig({ profile: 'mini', configFile: path })).toThrow(
+      `unknown key 'train.optimizer.lrr' in ${path}:3: did you mean 'lr'?; unknown key 'seedz' in ${path}:5: did you mean 'seeds'?`,
+    );
+  });
+  it('the profiles carry no key the schema would drop', () => {
+    for (const p of Object.values(REPRODUCE_PROFILES))
+      expect(unknownConfigKeys(ReproduceConfig, p)).toEqual([]);
   });
   it('mergeConfig merges objects and replaces arrays and scalars', () => {
     expect(mergeConfig({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, d: 2 })).toEqual({
