@@ -19,13 +19,14 @@ export const EXIT = Object.freeze({
   usage: 2,
   /** Partial: some items failed or are pending (the message says how many and how to retry). */
   partial: 3,
-  /** Interrupted (SIGINT): outputs are consistent; rerun to resume. */
+  /** Interrupted (SIGINT, SIGTERM or SIGHUP): outputs are consistent; rerun to resume. */
   interrupted: 130,
 } as const);
 
 export const EXIT_CODES_HELP = `Exit codes: 0 ok; 1 failed (bad data, I/O, remote server); 2 usage (bad command, option or
 value; nothing was run); 3 partial (some items failed or are pending: the message says how many
-and how to retry; also a stage not built yet); 130 interrupted (Ctrl-C; rerun to resume).`;
+and how to retry; also a stage not built yet); 130 interrupted (Ctrl-C, or SIGINT / SIGTERM / SIGHUP
+to the dv PID: checkpoints are kept; rerun to resume).`;
 
 /** The version of the `dv` app (apps/pipeline/package.json). */
 export function dvVersion(): string {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** Entry point of `pnpm dv <command>` (and of the `dv` binary of the built app). */
-import { loadsTensorFlow, runWithFilteredStderr } from './tf-log-filter.js';
+import { loadsTensorFlow, runWithFilteredStderr, watchParentAndOutput } from './tf-log-filter.js';
 
 // `pnpm dv` runs in the workspace root; resolve the user's relative paths from where they typed it.
 const viaPnpmScript = ['dv', 'reproduce'].includes(process.env.npm_lifecycle_event ?? '');
@@ -11,6 +11,8 @@ if (loadsTensorFlow(argv) && !process.env.DV_STDERR_FILTERED && !process.env.DV_
   // TensorFlow's native load-time log lines can only be filtered from outside the process.
   process.exitCode = await runWithFilteredStderr(argv);
 } else {
+  // SIGTERM / SIGHUP stop like SIGINT (exit 130); as the filtered child, also the parent's end.
+  watchParentAndOutput();
   // Loaded after the check: the parent of a filtered child needs none of the commands; and only
   // the command argv names is imported (command-index.ts), so `dv --help` loads none of them.
   const { runCommand } = await import('./cli-kit.js');

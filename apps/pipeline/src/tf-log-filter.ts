@@ -10,7 +10,10 @@
  * would, but changes the numbers. Native writes to fd 2 cannot be filtered from JavaScript in
  * the same process, so commands that load TensorFlow run as a child whose stderr the parent
  * filters line by line: only these INFO lines go; warnings and errors pass. DV_TF_LOGS=1 keeps
- * everything.
+ * everything. (In-process alternatives were weighed for issue 25: redirecting fd 2 needs dup2,
+ * which Node has no API for without a native addon, and a pipe there would need a thread to
+ * drain it; TF_ENABLE_ONEDNN_OPTS=0 changes the numbers. So the re-exec stays, with signal
+ * forwarding and a parent-death watch: `runWithFilteredStderr`, `watchParentAndOutput`.)
  */
 import { spawn } from 'node:child_process';
 import { defaultProgressMode } from '@dv/core';
@@ -70,13 +73,34 @@ export function loadsTensorFlow(argv: readonly string[]): boolean {
   );
 }
 
+/** The signals that ask a `dv` process to stop: each is forwarded to the child as SIGINT. */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /**
- * Runs this CLI again as a child with `argv`, its stderr filtered; returns the exit code
- * (128 + signal number when the child dies of a signal, e.g. 130 for SIGINT).
+ * The parent's exit code for a child that ended with `code` or died of `signal`: the child's own
+ * code; 130 (interrupted) for a stop signal (the child did not get to checkpoint, but its
+ * checkpoints are atomic, so a rerun resumes); 1 (failed) for any other signal (e.g. SIGKILL).
+ */
+export function parentExitCode(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  return signal && (STOP_SIGNALS as readonly string[]).includes(signal) ? 130 : 1;
+}
+
+/**
+ * Runs this CLI again as a child with `argv`, its stderr filtered; returns its exit code
+ * (`parentExitCode`). Stopping, for supervisors that signal one PID and for a terminal:
+ *   - the child runs in its own process group (`detached`), so a terminal's Ctrl-C reaches only
+ *     this parent, which forwards every SIGINT / SIGTERM / SIGHUP to the child as one SIGINT (the
+ *     commands' graceful stop: checkpoint, exit 130); a second signal is forwarded again, and the
+ *     child then stops at once (its checkpoints are atomic);
+ *   - an IPC channel ties the child to this process: if the parent dies (even by kill -9), the
+ *     channel closes and the child stops as if interrupted (`watchParentAndOutput`);
+ *   - a closed stderr here (EPIPE: `dv ... 2>&1 | head -1`) stops the child too.
  */
 export function runWithFilteredStderr(argv: readonly string[]): Promise<number> {
   const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...argv], {
-    stdio: ['inherit', 'inherit', 'pipe'],
+    stdio: ['inherit', 'inherit', 'pipe', 'ipc'],
+    detached: true,
     env: {
       ...process.env,
       DV_STDERR_FILTERED: '1',
@@ -86,24 +110,69 @@ export function runWithFilteredStderr(argv: readonly string[]): Promise<number> 
       ...(process.stderr.isTTY && process.stderr.columns ? { COLUMNS: String(process.stderr.columns) } : {}),
     },
   });
-  const filter = createNoiseFilter((t) => process.stderr.write(t));
+  let stderrOpen = true;
+  let lastForward = Number.NEGATIVE_INFINITY;
+  const stopChild = () => {
+    // one Ctrl-C may arrive twice (from the terminal and from a wrapper such as pnpm that
+    // forwards it): signals within half a second of a forwarded one are the same request
+    const now = performance.now();
+    if (now - lastForward < 500) return;
+    lastForward = now;
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+  };
+  const filter = createNoiseFilter((t) => {
+    if (stderrOpen) process.stderr.write(t);
+  });
+  const onStderrError = () => {
+    // nobody reads our stderr any more: stop the work instead of computing for no one
+    stderrOpen = false;
+    stopChild();
+  };
+  process.stderr.on('error', onStderrError);
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (c: string) => filter.push(c));
-  // Ctrl-C reaches the whole process group: the child handles it; the parent waits for it.
-  const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
-  const onInt = () => {};
-  const onTerm = forward('SIGTERM');
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
+  // the channel carries no messages; it only lets the child see this process end
+  child.on('message', () => {});
+  for (const sig of STOP_SIGNALS) process.on(sig, stopChild);
   return new Promise((resolve) => {
+    child.on('error', (err) => {
+      process.stderr.write(`error: cannot start the dv worker process: ${err.message}\n`);
+      resolve(1);
+    });
     child.on('close', (code, signal) => {
       filter.end();
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      const signo = signal
-        ? ({ SIGINT: 2, SIGTERM: 15, SIGKILL: 9 } as Record<string, number>)[signal]
-        : undefined;
-      resolve(code ?? 128 + (signo ?? 1));
+      for (const sig of STOP_SIGNALS) process.off(sig, stopChild);
+      process.stderr.off('error', onStderrError);
+      if (code === null && signal && !(STOP_SIGNALS as readonly string[]).includes(signal) && stderrOpen)
+        process.stderr.write(`error: the dv worker process (pid ${child.pid}) died of ${signal}\n`);
+      resolve(parentExitCode(code, signal));
     });
+  });
+}
+
+/**
+ * In the filtered child (and in a `dv` run directly): SIGTERM and SIGHUP stop the command like
+ * SIGINT does (a command that handles SIGINT checkpoints and exits 130; one that does not ends
+ * as if by Ctrl-C), instead of killing it where it stands (exit 143). In the child also: the
+ * parent's end (the IPC channel closes, e.g. the parent was killed with -9) and a stdout nobody
+ * reads (EPIPE, `dv ... | head -1`) stop the command the same way, so no orphan keeps running.
+ */
+export function watchParentAndOutput(): void {
+  const interrupt = () => process.kill(process.pid, 'SIGINT');
+  process.on('SIGTERM', interrupt);
+  process.on('SIGHUP', interrupt);
+  // EPIPE on stdout: stop the work if a command is running (it listens for SIGINT); after it,
+  // ignore (the output has nowhere to go; the exit code stays the command's).
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    if (process.listenerCount('SIGINT') > 0) interrupt();
+    else if (!process.channel) throw err;
+  });
+  if (!process.channel) return;
+  // the channel must not keep the process alive, and a parent gone means stderr is gone too
+  process.channel.unref();
+  process.once('disconnect', () => {
+    process.stderr.on('error', () => {});
+    interrupt();
   });
 }

@@ -390,7 +390,11 @@ finished one. Ctrl-C checkpoints and exits 130. NaN/inf stops with the step name
     if (backbone) init = (await pretrainBackbone(ctx, backbone, onEvent)).exportDir;
     if (!existsSync(join(init!, 'config.json'))) throw new UsageError(`--init ${init}: no config.json there`);
     const controller = new AbortController();
-    const onSigint = () => controller.abort(new Error('interrupted'));
+    // once: a second SIGINT ends the process at once (checkpoints are written atomically)
+    const onSigint = () => {
+      ctx.stderr.write('\nstopping after this step (checkpoint first); interrupt again to quit at once\n');
+      controller.abort(new Error('interrupted'));
+    };
     process.once('SIGINT', onSigint);
     try {
       const r = await train.trainRetriever({
