@@ -111,6 +111,19 @@ describe('acquireOutputLock', () => {
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   });
 
+  it('parts of one folder lock apart (shards of one corpus into one --out)', () => {
+    const dir = tmpDir();
+    const a = acquireOutputLock(dir, { command: 'encode 0/2', part: 'shard-00000-of-00002' });
+    const b = acquireOutputLock(dir, { command: 'encode 1/2', part: 'shard-00001-of-00002' });
+    expect(existsSync(join(dir, `${LOCK_FILE}.shard-00001-of-00002`))).toBe(true);
+    expect(() => acquireOutputLock(dir, { command: 'encode 1/2', part: 'shard-00001-of-00002' })).toThrow(
+      /already locked by this process \(encode 1\/2\)/,
+    );
+    a.release();
+    b.release();
+    expect(existsSync(join(dir, `${LOCK_FILE}.shard-00000-of-00002`))).toBe(false);
+  });
+
   it('a lock from another host is not taken over (its PID means nothing here)', () => {
     const dir = tmpDir();
     writeFileSync(

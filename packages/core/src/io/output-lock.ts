@@ -14,6 +14,8 @@
  * - `release()` removes the file if it is still ours; a process 'exit' hook does the same for a
  *   run that ends through `process.exit` (Ctrl-C paths), so only a kill -9 or a fatal signal
  *   leaves a lock, and that one is stale.
+ * `part` locks one part of a folder (`.dv-lock.<part>`: a shard of `dv eval encode`), so
+ * parallel writers of different parts share the folder and two writers of one part do not.
  * `parentPid` is recorded when this process is the stderr-filtering child of `dv`
  * (DV_STDERR_FILTERED), so the message names the PID the user started too.
  */
@@ -50,6 +52,11 @@ export interface OutputLock {
 export interface AcquireOutputLockOptions {
   /** What holds the folder, for the other writer's message (e.g. `dv train run`). */
   command: string;
+  /**
+   * A part of the folder that one writer owns while others write the rest (`dv eval encode`
+   * shards of one corpus into one folder): the lock file is `.dv-lock.<part>`.
+   */
+  part?: string;
 }
 
 /** Another live process holds the folder. A DataError (exit 1) naming folder, PID and command. */
@@ -118,7 +125,8 @@ function removeIfOurs(path: string, info: OutputLockInfo): void {
  */
 export function acquireOutputLock(dir: string, o: AcquireOutputLockOptions): OutputLock {
   const abs = resolve(dir);
-  const path = join(abs, LOCK_FILE);
+  if (o.part !== undefined && !/^[\w.-]+$/.test(o.part)) throw new Error(`bad lock part '${o.part}'`);
+  const path = join(abs, o.part ? `${LOCK_FILE}.${o.part}` : LOCK_FILE);
   const info: OutputLockInfo = {
     pid: process.pid,
     ...(process.env.DV_STDERR_FILTERED ? { parentPid: process.ppid } : {}),

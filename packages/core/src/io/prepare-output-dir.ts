@@ -79,7 +79,7 @@ export async function prepareOutputDir(dir: string, o: PrepareOutputDirOptions):
   const identity = contentHash({ kind: o.kind, identity: o.identity });
   const claim = readClaim(abs);
   // the claim and the writer's lock (output-lock.ts) are not outputs
-  const entries = readdirSync(abs).filter((f) => f !== RUN_CLAIM_FILE && f !== '.dv-lock');
+  const entries = readdirSync(abs).filter((f) => f !== RUN_CLAIM_FILE && !f.startsWith('.dv-lock'));
   const write = () => writeJsonAtomic(join(abs, RUN_CLAIM_FILE), { kind: o.kind, identity } satisfies Claim);
   if (claim && claim.kind === o.kind && claim.identity === identity)
     return { dir: abs, resumed: true, removed: [] };
