@@ -94,4 +94,25 @@ describe('readMixUnits', () => {
       /:2: positives: a training example needs at least one positive/,
     );
   });
+
+  // issue 25: a repeated id (a mix concatenated twice, a pair written twice) was trained on twice
+  it('a duplicate example id is an error naming the second occurrence (file:line) and the first', async () => {
+    const path = join(dir, 'dup.jsonl');
+    writeFileSync(
+      path,
+      `${[ex('o1', 'original', 'p1'), ex('c1', 'complement', 'p1'), ex('g1', 'general'), ex('o1', 'original', 'p9')].map((r) => JSON.stringify(r)).join('\n')}\n`,
+    );
+    const read = async () => {
+      for await (const _ of readMixUnits(path));
+    };
+    await expect(read()).rejects.toThrow(
+      `${path}:4: duplicate example id "o1" (first on line 1); ids in a mix are unique`,
+    );
+    // sentence-transformers rows carry no id: each is its line's, never a duplicate
+    const st = join(dir, 'st-dup.jsonl');
+    writeFileSync(st, `${JSON.stringify({ anchor: 'q', positive: 'p' })}\n`.repeat(2));
+    const got: string[] = [];
+    for await (const u of readMixUnits(st)) got.push(u[0]!.id);
+    expect(got).toEqual(['line-1', 'line-2']);
+  });
 });

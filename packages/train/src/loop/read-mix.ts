@@ -11,7 +11,9 @@
  * sentence-transformers n-tuples (`anchor`, `positive`, `negative_1..k`; already formatted
  * texts, documents identified by a hash of their text).
  * Negatives beyond `keepNegatives` are dropped on read (the batch builder would not use them).
- * A bad row is a `DataError` naming file:line.
+ * A bad row is a `DataError` naming file:line, and so is an example id seen before (the second
+ * occurrence's line, and the first's): a mix concatenated twice or a pair written twice would
+ * otherwise be trained on twice without a word (issue 25). The check keeps one map entry per id.
  */
 import { DataError, describeZodIssues, readLines, sha256, TrainingExample } from '@dv/core';
 
@@ -68,6 +70,7 @@ export async function* readMixUnits(
   const keep = options.keepNegatives ?? Number.POSITIVE_INFINITY;
   const maxPending = options.maxPending ?? 10_000;
   const pending = new Map<string, TrainingExample>();
+  const firstLine = new Map<string, number>();
   for await (const line of readLines(path)) {
     if (line.text.trim() === '') continue;
     let json: unknown;
@@ -81,6 +84,14 @@ export async function* readMixUnits(
     const parsed = TrainingExample.safeParse(normalizeRow(json as Row, line.number));
     if (!parsed.success) throw new DataError(describeZodIssues(parsed.error.issues), path, line.number);
     const ex = parsed.data;
+    const first = firstLine.get(ex.id);
+    if (first !== undefined)
+      throw new DataError(
+        `duplicate example id ${JSON.stringify(ex.id)} (first on line ${first}); ids in a mix are unique`,
+        path,
+        line.number,
+      );
+    firstLine.set(ex.id, line.number);
     if (ex.negatives.length > keep) ex.negatives = ex.negatives.slice(0, keep);
     if (ex.metadata) delete ex.metadata;
     if (!ex.pairId) {
