@@ -30,13 +30,18 @@ export {
 export { type Tensor, tf, type Variable } from './backend/tf.js';
 export {
   type CheckpointInput,
+  type CorruptCheckpoint,
   checkpointDir,
   checkpointFormat,
+  checkpointIndexFormat,
+  corruptCheckpointNote,
   type LoadedCheckpoint,
   latestCheckpoint,
   loadCheckpoint,
+  loadNewestIntactCheckpoint,
   pruneCheckpoints,
   saveCheckpoint,
+  verifyCheckpoint,
 } from './checkpoint/checkpoint.js';
 export {
   MINI_HEAD_SIZE,

@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRng } from '@dv/core';
@@ -9,11 +17,15 @@ import { createMiniEncoder } from '../encoders/mini-backbones.js';
 import { TransformerEncoder, toForwardInputs } from '../encoders/transformer-encoder.js';
 import { applyAdamW, createAdamWState } from '../optim/adamw.js';
 import {
+  type CorruptCheckpoint,
   checkpointDir,
+  corruptCheckpointNote,
   latestCheckpoint,
   loadCheckpoint,
+  loadNewestIntactCheckpoint,
   pruneCheckpoints,
   saveCheckpoint,
+  verifyCheckpoint,
 } from './checkpoint.js';
 
 const hyper = { weightDecay: 0.01, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 };
@@ -49,6 +61,7 @@ describe('checkpoints', async () => {
     const dir = checkpointDir(root, 17);
     await saveCheckpoint(dir, { encoder, optimizer, step: 17, rng, extra: { cursor: 5 } });
     expect(readdirSync(dir).sort()).toEqual([
+      'checkpoint.json',
       'config.json',
       'model.safetensors',
       'optimizer.safetensors',
@@ -94,8 +107,54 @@ describe('checkpoints', async () => {
     expect(readdirSync(root).sort()).toEqual(['step-000010', 'step-000200']);
     expect(latestCheckpoint(join(root, 'absent'))).toBeUndefined();
     writeFileSync(join(root, 'step-000010', 'trainer_state.json'), '{"format":"other"}');
-    expect(() => loadCheckpoint(join(root, 'step-000010'))).toThrow(/trainer_state\.json.*format/);
+    // an edited file no longer matches the digest index written with the checkpoint
+    expect(() => loadCheckpoint(join(root, 'step-000010'))).toThrow(
+      /trainer_state\.json does not match the checkpoint's digest index/,
+    );
     expect(() => loadCheckpoint(root)).toThrow(/not a checkpoint/);
     expect(existsSync(join(root, 'step-000005'))).toBe(false);
+  });
+
+  it('a truncated newest checkpoint is found by its digest and passed over for the previous one', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'dv-ckpt-'));
+    const { encoder, optimizer } = trainedStep(6);
+    const head = new Map([['head.bias', tf.tensor1d([0.5, -1, 2])]]);
+    optimizer.slots.set('head.bias', { m: tf.tensor1d([1, 2, 3]), v: tf.tensor1d([4, 5, 6]) });
+    for (const step of [4, 8])
+      await saveCheckpoint(checkpointDir(root, step), {
+        encoder,
+        optimizer,
+        step,
+        rng: createRng(step),
+        tensors: head,
+      });
+    const index = JSON.parse(readFileSync(join(checkpointDir(root, 8), 'checkpoint.json'), 'utf8'));
+    expect(Object.keys(index.files).sort()).toEqual([
+      'config.json',
+      'model.safetensors',
+      'optimizer.safetensors',
+      'tensors.safetensors',
+      'trainer_state.json',
+    ]);
+    expect(() => verifyCheckpoint(checkpointDir(root, 8))).not.toThrow();
+    const weights = join(checkpointDir(root, 8), 'model.safetensors');
+    truncateSync(weights, statSync(weights).size - 100);
+    expect(() => verifyCheckpoint(checkpointDir(root, 8))).toThrow(/model\.safetensors does not match/);
+
+    const notes: CorruptCheckpoint[] = [];
+    const back = loadNewestIntactCheckpoint(root, (c) => notes.push(c));
+    expect(back?.step).toBe(4);
+    expect(back?.path).toBe(checkpointDir(root, 4));
+    expect([...back!.tensors.get('head.bias')!.data]).toEqual([0.5, -1, 2]);
+    expect(back!.optimizer!.slots.get('head.bias')!.v.dataSync()).toEqual(new Float32Array([4, 5, 6]));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.path).toBe(checkpointDir(root, 8));
+    expect(notes[0]!.reason).toMatch(/model\.safetensors does not match/);
+    expect(corruptCheckpointNote(notes[0]!)).toContain(`checkpoint ${checkpointDir(root, 8)} is corrupt`);
+    // moved aside: the next save or prune never counts it as a checkpoint
+    expect(existsSync(checkpointDir(root, 8))).toBe(false);
+    expect(existsSync(notes[0]!.movedTo)).toBe(true);
+    expect(latestCheckpoint(root)).toBe(checkpointDir(root, 4));
+    expect(loadNewestIntactCheckpoint(join(root, 'absent'))).toBeUndefined();
   });
 });

@@ -46,6 +46,9 @@ export function renderTrainEvents(
             .join(', ')}`,
         );
         break;
+      case 'note':
+        line(`note: ${e.message}`);
+        break;
       case 'export':
         progress?.done();
         progress = undefined;

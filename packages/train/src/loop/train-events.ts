@@ -29,6 +29,8 @@ export type TrainEvent =
   | { type: 'checkpoint'; step: number; path: string }
   | { type: 'eval'; step: number; results: Record<string, number> }
   | { type: 'export'; path: string }
+  /** Something the user should know that is not an error (e.g. a corrupt checkpoint passed over). */
+  | { type: 'note'; message: string }
   | { type: 'done'; steps: number; finalLoss: number; seconds: number; out: string };
 
 export type TrainEventListener = (event: TrainEvent) => void;

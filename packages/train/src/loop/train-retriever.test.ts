@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFormatter, createRng, type TrainerConfigInput } from '@dv/core';
@@ -11,6 +11,7 @@ import { HfTokenizer } from '../tokenizer/hf-tokenizer.js';
 import { buildBatch } from './build-batch.js';
 import { contrastiveGradients } from './contrastive-gradients.js';
 import { makeTinyWorld } from './test-utils/tiny-world.js';
+import type { TrainEvent } from './train-events.js';
 import { trainRetriever } from './train-retriever.js';
 import { TrainingDivergedError } from './training-diverged-error.js';
 
@@ -166,6 +167,50 @@ describe('trainRetriever', () => {
       'export/modules.json',
     ])
       expect(existsSync(join(out, f)), f).toBe(true);
+  }, 120_000);
+
+  it('a truncated newest checkpoint: the resume says so and continues from the previous one on the same curve', async () => {
+    const ref = await trainRetriever({
+      config: base(),
+      data: world.mix,
+      init: world.init,
+      out: join(root, 'ref'),
+    });
+    const curve = losses(ref.out);
+    const controller = new AbortController();
+    const out = join(root, 'corrupt');
+    await expect(
+      trainRetriever({
+        config: base(),
+        data: world.mix,
+        init: world.init,
+        out,
+        signal: controller.signal,
+        onEvent: (e) => {
+          if (e.type === 'step' && e.step === 7) controller.abort(new Error('stop here'));
+        },
+      }),
+    ).rejects.toThrow('stop here');
+    const newest = join(out, 'checkpoints', 'step-000007');
+    const weights = join(newest, 'model.safetensors');
+    truncateSync(weights, statSync(weights).size - 4096);
+    const events: TrainEvent[] = [];
+    const resumed = await trainRetriever({
+      config: base(),
+      data: world.mix,
+      init: world.init,
+      out,
+      onEvent: (e) => events.push(e),
+    });
+    expect(resumed.resumed).toBe(true);
+    const note = events.find((e) => e.type === 'note');
+    expect(note && 'message' in note ? note.message : '').toMatch(
+      new RegExp(`checkpoint ${newest} is corrupt \\(.*model\\.safetensors does not match`),
+    );
+    expect(events.find((e) => e.type === 'start')).toMatchObject({ startStep: 4, resumed: true });
+    const again = losses(out);
+    expect(again).toHaveLength(10);
+    for (const [i, l] of again.entries()) expect(Math.abs(l - curve[i]!), `step ${i + 1}`).toBeLessThan(1e-4);
   }, 120_000);
 
   it('gradient accumulation and the gradient cache train too; NaN stops naming the step, checkpoint kept', async () => {

@@ -48,8 +48,9 @@ import { initBackend } from '../backend/init-backend.js';
 import { type Tensor, tf } from '../backend/tf.js';
 import {
   checkpointDir,
+  corruptCheckpointNote,
   latestCheckpoint,
-  loadCheckpoint,
+  loadNewestIntactCheckpoint,
   pruneCheckpoints,
   saveCheckpoint,
 } from '../checkpoint/checkpoint.js';
@@ -258,10 +259,13 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
   let step = 0;
   let cursor: DataCursor = { epoch: 0, batch: 0 };
   let bestEval: TrainRunResult['bestEval'];
-  const latest = latestCheckpoint(ckptRoot);
-  const resumed = latest !== undefined;
-  if (latest) {
-    const ck = loadCheckpoint(latest);
+  // a corrupt newest checkpoint (digest mismatch, truncation) falls back to the newest intact one
+  const ck = loadNewestIntactCheckpoint(ckptRoot, (c) =>
+    emit({ type: 'note', message: corruptCheckpointNote(c) }),
+  );
+  const latest = ck?.path;
+  const resumed = ck !== undefined;
+  if (ck) {
     encoder = ck.encoder;
     optimizer = ck.optimizer ?? createAdamWState();
     rng = ck.rng;
