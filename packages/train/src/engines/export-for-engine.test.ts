@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { findPython, pythonTimeout } from '../export/test-utils/python.js';
 import { buildBatch } from '../loop/build-batch.js';
 import { learningRate } from '../optim/learning-rate.js';
-import { exportForEngine, ST_SCRIPT } from './export-for-engine.js';
+import { exportForEngine, isPathLike, ST_SCRIPT } from './export-for-engine.js';
 import { sentenceTransformersSettings, TRAINER_FIELD_MAP } from './sentence-transformers-settings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dv-engines-'));
@@ -190,7 +190,7 @@ describe('exportForEngine', () => {
       engine: 'flagembedding',
       config,
       data: mix,
-      init: '/models/x',
+      init: 'org/x',
       out,
       nprocPerNode: 4,
     });
@@ -235,7 +235,7 @@ describe('exportForEngine', () => {
 
   it("tevatron: rows as Tevatron's TrainDataset turns them into training texts", async () => {
     const out = join(dir, 'tev');
-    const r = await exportForEngine({ engine: 'tevatron', config, data: mix, init: '/models/x', out });
+    const r = await exportForEngine({ engine: 'tevatron', config, data: mix, init: 'org/x', out });
     // Transcription of src/tevatron/retriever/dataset.py (texttron/tevatron), TrainDataset.__getitem__,
     // the 'positive_passages' branch: query = query_prefix ('' by default) + group['query'];
     // a passage's text = title + ' ' + text when it has a 'title' key, else text, prefixed by
@@ -273,6 +273,18 @@ describe('exportForEngine', () => {
     await expect(
       exportForEngine({ engine: 'sentence-transformers', config, data: mix, init: dir, out: join(dir, 'y') }),
     ).rejects.toThrow(/no config.json in the backbone folder/);
+  });
+
+  // issue 25: `--init ./nope` was written into the launch line as a Hub id
+  it('an --init written as a path that does not exist is a missing folder, not a Hub id', async () => {
+    for (const init of ['./nope', '../nope', '/abs/nope', 'a/b/c', 'nope/', '~/m', 'a\\b']) {
+      expect(isPathLike(init), init).toBe(true);
+      await expect(
+        exportForEngine({ engine: 'tevatron', config, data: mix, init, out: join(dir, 'p') }),
+      ).rejects.toThrow(/the backbone folder does not exist \(a Hub id is written org\/name\)/);
+    }
+    for (const id of ['BAAI/bge-m3', 'bert-base-uncased', 'Alibaba-NLP/gte-multilingual-base'])
+      expect(isPathLike(id), id).toBe(false);
   });
 });
 

@@ -23,7 +23,7 @@
  * README says so.
  */
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createFormatter,
@@ -76,9 +76,29 @@ export const ST_SCRIPT = fileURLToPath(new URL('./python/dv_st_train.py', import
 
 const q = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
 
-/** A backbone folder as an absolute path (checked); anything else is taken as a Hub id. */
+/**
+ * Whether `--init` is written as a path rather than a Hub id (`org/name` or `name`: at most one
+ * `/`, no leading `.`, `/` or `~`, no `\\`, no trailing `/`): such a value that does not exist
+ * is a missing folder, not a model to download (issue 25: `./nope` was taken as a Hub id).
+ */
+export function isPathLike(init: string): boolean {
+  return (
+    /^[./~]/.test(init) ||
+    init.includes('\\') ||
+    (sep !== '/' && init.includes(sep)) ||
+    init.endsWith('/') ||
+    init.split('/').length > 2 ||
+    !/^[A-Za-z0-9][\w.-]*(\/[A-Za-z0-9][\w.-]*)?$/.test(init)
+  );
+}
+
+/** A backbone folder as an absolute path (checked); a Hub-id-shaped value that is no folder is a Hub id. */
 function initRef(init: string): string {
-  if (!existsSync(init)) return init; // a Hub id
+  if (!existsSync(init)) {
+    if (isPathLike(init))
+      throw new DataError('the backbone folder does not exist (a Hub id is written org/name)', resolve(init));
+    return init; // a Hub id
+  }
   if (!existsSync(join(init, 'config.json')))
     throw new DataError('no config.json in the backbone folder', init);
   return resolve(init);
@@ -156,7 +176,7 @@ async function writeSentenceTransformers(
   if (rows === 0) throw new DataError('the mix has no examples', o.data);
   const settings = sentenceTransformersSettings({
     config: o.config,
-    init: initRef(o.init),
+    init: o.init,
     train: 'train.jsonl',
     rows,
     extraPositives: extra,
@@ -312,10 +332,12 @@ own learning-rate schedule (linear decay after warmup).
 }
 
 /** Writes the export for one engine into `out`; returns what it wrote. */
-export async function exportForEngine(o: EngineExportOptions): Promise<EngineExportResult> {
-  if (!existsSync(o.data)) throw new DataError('mix file not found', o.data);
-  if (!(trainingEngines as readonly string[]).includes(o.engine))
-    throw new Error(`unknown engine '${o.engine}'; one of ${trainingEngines.join(', ')}`);
+export async function exportForEngine(options: EngineExportOptions): Promise<EngineExportResult> {
+  if (!existsSync(options.data)) throw new DataError('mix file not found', options.data);
+  if (!(trainingEngines as readonly string[]).includes(options.engine))
+    throw new Error(`unknown engine '${options.engine}'; one of ${trainingEngines.join(', ')}`);
+  // checked before anything is written; a folder is absolute (launch.sh runs in `out`)
+  const o = { ...options, init: initRef(options.init) };
   const out = resolve(o.out);
   mkdirSync(out, { recursive: true });
   const f = createFormatter(o.config.formatter);
