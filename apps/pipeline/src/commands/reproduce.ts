@@ -6,21 +6,25 @@
  */
 import { formatDuration } from '@dv/core';
 import { type Command, enumOption, numberOption, stringOption, UsageError } from '../cli-kit.js';
+import { renderExplanation } from '../reproduce/explain-dag.js';
 import { PrerequisitesMissing } from '../reproduce/paper-prerequisites.js';
 import { InterruptedError, StageSelectionError } from '../reproduce/run-dag.js';
-import { runReproduce } from '../reproduce/run-reproduce.js';
+import { explainReproduce, runReproduce } from '../reproduce/run-reproduce.js';
 import { STAGE_GROUPS } from '../reproduce/stage.js';
 
 export const reproduceCommand: Command = {
   name: 'reproduce',
   summary: 'run the whole reproduction end to end (cached DAG of stages) and write the report',
-  usage: '[--profile mini|paper] [--quick] [--config FILE] [--out DIR] [--from STAGE | --only STAGE]',
+  usage:
+    '[--profile mini|paper] [--quick] [--config FILE] [--out DIR] [--from STAGE | --only STAGE] [--explain]',
   description: `Runs the reproduction as a DAG of cached stages
 (mini: world -> synth -> mixes -> pretrain -> train -> eval -> report; paper: seeds, benchmarks
 and backbones in place of world and pretrain), each in
-<out>/stages/<id>/ with its outputs and stage.json (key = hash of its config slice and its inputs'
-digests). A rerun skips every stage whose key still matches; an interrupted run (Ctrl-C, kill -9)
-resumes where it stopped. Writes <out>/stages/report/report.md, report.html (self-contained) and
+<out>/stages/<id>/ with its outputs and stage.json (key = hash of its config slice, its inputs'
+digests and the code digests of the packages that compute it: changed code reruns it). A rerun
+skips every stage whose key still matches; an interrupted run (Ctrl-C, kill -9) resumes where it
+stopped. --explain runs nothing: it says per stage whether it is up to date, stale (and which
+part of its key changed) or missing, and what a run would do. Writes <out>/stages/report/report.md, report.html (self-contained) and
 results.json, and <out>/run.json (status and wall time per stage).
 Profiles: mini (default: no network, no GPU; <= 20 min on 2 cores; --quick: small sizes, 1 seed,
 <= 3 min) and paper (checks its prerequisites - endpoint, datasets, models, GPU or scale-out - and
@@ -54,12 +58,36 @@ or an id prefix (e.g. eval/mini-bert).`,
       description: 'redo only STAGE (its inputs must be finished)',
       valueName: 'STAGE',
     },
+    explain: {
+      type: 'boolean',
+      description: 'run nothing: per stage up to date / stale (why) / missing, and what a run would do',
+    },
   },
   async run(ctx) {
     const profile = enumOption(ctx, 'profile', ['mini', 'paper'] as const) ?? 'mini';
     const backbones = enumOption(ctx, 'backbones', ['all', 'default'] as const);
     const seeds = numberOption(ctx, 'seeds', { integer: true, positive: true });
     const str = (k: string) => stringOption(ctx, k);
+    if (ctx.values.explain) {
+      try {
+        const e = explainReproduce({
+          profile,
+          ...(ctx.values.quick ? { quick: true } : {}),
+          ...(str('config') ? { configFile: str('config') } : {}),
+          ...(seeds !== undefined ? { seeds } : {}),
+          ...(backbones ? { backbones } : {}),
+          ...(str('out') ? { out: str('out') } : {}),
+          ...(str('from') ? { from: str('from') } : {}),
+          ...(str('only') ? { only: str('only') } : {}),
+        });
+        ctx.stdout.write(`run folder: ${e.outDir} (${e.config.profile}, ${e.config.variant})\n`);
+        ctx.stdout.write(`${renderExplanation(e.stages)}\n`);
+        return 0;
+      } catch (err) {
+        if (err instanceof StageSelectionError) throw new UsageError(err.message);
+        throw err;
+      }
+    }
     const onSigint = () => {
       ctx.stderr.write('\ninterrupted: finished stages are kept; rerun the same command to resume.\n');
       process.exit(130);

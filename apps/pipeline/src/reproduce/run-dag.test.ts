@@ -1,19 +1,33 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { explainDag, renderExplanation } from './explain-dag.js';
 import { readStageRecord, runDag, StageSelectionError, stageDir, topologicalOrder } from './run-dag.js';
 import type { StageSpec } from './stage.js';
 import { outputDigest, stageKey } from './stage-key.js';
 
+/** A toy code package: `lib/` (stage c's code) and `world/` (stage a's). */
+function toyPackage(): string {
+  const root = mkdtempSync(join(tmpdir(), 'dv-dag-code-'));
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: '@t/toy', version: '1.0.0' }));
+  for (const d of ['lib', 'world']) {
+    mkdirSync(join(root, d));
+    writeFileSync(join(root, d, 'index.ts'), `export const ${d} = 1;\n`);
+  }
+  return root;
+}
+const TOY_CODE = toyPackage();
+
 /** A toy pipeline a -> b -> c, plus d (independent); each stage writes its config + inputs. */
 function toy(calls: string[], config: Record<string, unknown> = {}): StageSpec[] {
+  const code = (folder: string) => [{ package: '@t/toy', root: TOY_CODE, folders: [folder] }];
   const mk = (id: string, group: StageSpec['group'], deps: string[]): StageSpec => ({
     id,
     group,
     deps,
-    version: '1',
+    code: id === 'c' ? code('lib') : id === 'a' ? code('world') : [],
     config: config[id] ?? { n: 1 },
     estimateSeconds: 1,
     async run(ctx) {
@@ -31,14 +45,16 @@ const quiet = () => new PassThrough();
 const tmp = () => mkdtempSync(join(tmpdir(), 'dv-dag-'));
 
 describe('stage keys', () => {
-  it('change with the config slice, the version and any input digest, not with key order', () => {
-    const base = { id: 's', version: '1', config: { a: 1, b: 2 }, deps: { x: 'd1' } };
-    const k = stageKey(base);
-    expect(stageKey({ ...base, config: { b: 2, a: 1 } })).toBe(k);
-    expect(stageKey({ ...base, config: { a: 1, b: 3 } })).not.toBe(k);
-    expect(stageKey({ ...base, version: '2' })).not.toBe(k);
-    expect(stageKey({ ...base, deps: { x: 'd2' } })).not.toBe(k);
-    expect(stageKey({ ...base, id: 't' })).not.toBe(k);
+  it('change with the config slice, the code, the salt and any input digest, not with key order', () => {
+    const base = { id: 's', config: { a: 1, b: 2 }, deps: { x: 'd1' }, code: [{ package: '@dv/core' }] };
+    const k = stageKey(base).key;
+    expect(stageKey({ ...base, config: { b: 2, a: 1 } }).key).toBe(k);
+    expect(stageKey({ ...base, config: { a: 1, b: 3 } }).key).not.toBe(k);
+    expect(stageKey({ ...base, salt: '2' }).key).not.toBe(k);
+    expect(stageKey({ ...base, deps: { x: 'd2' } }).key).not.toBe(k);
+    expect(stageKey({ ...base, id: 't' }).key).not.toBe(k);
+    expect(stageKey({ ...base, code: [{ package: '@dv/eval' }] }).key).not.toBe(k);
+    expect(stageKey(base).code['@dv/core']!.files).toBeGreaterThan(40);
   });
   it('output digests ignore output order but not content', () => {
     const a = { path: 'a', sha256: 'a'.repeat(64), bytes: 1 };
@@ -70,6 +86,82 @@ describe('runDag', () => {
     await runDag({ runDir, stages: toy(calls, { b: { n: 2, out: 2 } }), stream: quiet() });
     expect(calls).toEqual(['b', 'c']);
     expect(readFileSync(join(stageDir(runDir, 'c'), 'out.txt'), 'utf8')).toBe('c(1)[b(2)[a(1)[]]]');
+  });
+
+  it('changed code redoes exactly the stages whose code refs cover it, and explain says why first', async () => {
+    const runDir = tmp();
+    const calls: string[] = [];
+    await runDag({ runDir, stages: toy(calls), stream: quiet() });
+    expect(explainDag({ runDir, stages: toy([]) }).map((e) => e.status)).toEqual([
+      'up to date',
+      'up to date',
+      'up to date',
+      'up to date',
+    ]);
+    calls.length = 0;
+    const lib = join(TOY_CODE, 'lib', 'index.ts');
+    const before = readFileSync(lib, 'utf8');
+    try {
+      writeFileSync(lib, `${before}export const more = 2;\n`);
+      const explained = explainDag({ runDir, stages: toy([]) });
+      expect(explained.find((e) => e.id === 'c')).toMatchObject({
+        status: 'stale',
+        action: 'run',
+        reasons: ['code of @t/toy:lib changed'],
+      });
+      expect(explained.filter((e) => e.action === 'keep').map((e) => e.id)).toEqual(['a', 'b', 'd']);
+      expect(renderExplanation(explained)).toMatch(/3 kept, 1 to run, 0 to resume/);
+      const r = await runDag({ runDir, stages: toy(calls), stream: quiet() });
+      expect(calls).toEqual(['c']);
+      expect(r.records.get('c')?.parts?.code['@t/toy:lib']).toMatch(/^[0-9a-f]{64}$/);
+      expect(r.records.get('c')?.code?.['@t/toy:lib']).toMatchObject({ files: 1, scope: ['lib'] });
+      // upstream code: a reruns; b and c wait on a's outputs, which come out the same bytes
+      calls.length = 0;
+      writeFileSync(join(TOY_CODE, 'world', 'index.ts'), '// a comment only\nexport const world = 1;\n');
+      const e2 = explainDag({ runDir, stages: toy([]) });
+      expect(e2.map((e) => `${e.id}:${e.action}`)).toEqual([
+        'a:run',
+        'b:run if inputs change',
+        'c:run if inputs change',
+        'd:keep',
+      ]);
+      await runDag({ runDir, stages: toy(calls), stream: quiet() });
+      expect(calls).toEqual(['a']);
+    } finally {
+      writeFileSync(lib, before);
+      writeFileSync(join(TOY_CODE, 'world', 'index.ts'), 'export const world = 1;\n');
+    }
+  });
+
+  it('explain: missing stages, a same-key interrupted stage resumes, --from forces', async () => {
+    const runDir = tmp();
+    expect(explainDag({ runDir, stages: toy([]) }).map((e) => `${e.id}:${e.status}:${e.action}`)).toEqual([
+      'a:missing:run',
+      'b:missing:run',
+      'c:missing:run',
+      'd:missing:run',
+    ]);
+    await runDag({ runDir, stages: toy([]), stream: quiet() });
+    const forced = explainDag({ runDir, stages: toy([]), from: 'synth' });
+    expect(forced.map((e) => `${e.id}:${e.action}`)).toEqual(['a:keep', 'b:run', 'c:run', 'd:keep']);
+    expect(forced[1]!.reasons).toEqual(['--from']);
+    // a stage killed after it started (its .stage-key written, no stage.json) resumes
+    rmSync(join(stageDir(runDir, 'b'), 'stage.json'));
+    expect(explainDag({ runDir, stages: toy([]) }).map((e) => `${e.id}:${e.status}:${e.action}`)).toEqual([
+      'a:up to date:keep',
+      'b:missing:resume',
+      'c:pending:run if inputs change',
+      'd:up to date:keep',
+    ]);
+    // an old record without key parts (made before code digests) is stale and says so
+    const stageJson = join(stageDir(runDir, 'd'), 'stage.json');
+    const m = JSON.parse(readFileSync(stageJson, 'utf8'));
+    delete m.config.parts;
+    m.config.key = 'old';
+    writeFileSync(stageJson, JSON.stringify(m));
+    expect(explainDag({ runDir, stages: toy([]) }).find((e) => e.id === 'd')?.reasons).toEqual([
+      'recorded without key parts (made before code digests were recorded)',
+    ]);
   });
 
   it('a rerun that writes the same bytes leaves dependants valid', async () => {
@@ -123,7 +215,7 @@ describe('runDag', () => {
       id: 'p',
       group: 'train',
       deps: [],
-      version: '1',
+      code: [],
       config: { n },
       estimateSeconds: 1,
       async run(ctx) {
@@ -147,7 +239,7 @@ describe('runDag', () => {
       id,
       group: 'world',
       deps,
-      version: '1',
+      code: [],
       config: null,
       estimateSeconds: 0,
       run: async () => ({ outputs: [] }),

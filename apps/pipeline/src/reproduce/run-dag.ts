@@ -15,17 +15,32 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   buildManifest,
+  clearCodeDigestMemo,
   createProgress,
   DataError,
   formatDuration,
+  gitState,
   type ProgressMode,
   RunManifest,
   writeJsonAtomic,
 } from '@dv/core';
 import { STAGE_GROUPS, STAGE_ID, type StageContext, StageRecord, type StageSpec } from './stage.js';
 import { outputDigest, stageKey } from './stage-key.js';
+
+let checkout: { commit: string | null; dirty: boolean | null } | undefined;
+/** The checkout's git state, taken once per process (recorded in every stage it runs). */
+function provenance(): { commit: string | null; dirty: boolean | null } {
+  checkout ??= gitState(repoRootOf(import.meta.url));
+  return checkout;
+}
+
+/** The folder of the checkout this code runs from (git is asked there, not in the cwd). */
+function repoRootOf(url: string): string {
+  return resolve(fileURLToPath(url), '..');
+}
 
 export const STAGE_FILE = 'stage.json';
 const KEY_FILE = '.stage-key';
@@ -88,7 +103,8 @@ export function readStageRecord(dir: string): StageRecord | null {
   }
 }
 
-function outputsPresent(dir: string, record: StageRecord): boolean {
+/** Whether a finished stage's recorded outputs are all still there as recorded. */
+export function outputsPresent(dir: string, record: StageRecord): boolean {
   return record.outputs.every((o) => {
     const p = join(dir, o.path);
     return existsSync(p) && statSync(p).size === o.bytes;
@@ -135,7 +151,7 @@ export function matchStages(stages: readonly StageSpec[], selector: string): Set
   return hit;
 }
 
-function downstreamOf(stages: readonly StageSpec[], roots: Set<string>): Set<string> {
+export function downstreamOf(stages: readonly StageSpec[], roots: Set<string>): Set<string> {
   const out = new Set(roots);
   let grew = true;
   while (grew) {
@@ -157,6 +173,7 @@ function keepAlive(): Promise<never> {
 
 export async function runDag(options: RunDagOptions): Promise<DagResult> {
   const started = performance.now();
+  clearCodeDigestMemo(); // code digests are taken fresh for each run (the files may have changed)
   const stream = options.stream ?? process.stderr;
   const order = topologicalOrder(options.stages);
   if (options.from && options.only) throw new StageSelectionError('give --from or --only, not both');
@@ -197,7 +214,14 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
       }
       deps[d] = r.outputDigest;
     }
-    const key = stageKey({ id: spec.id, version: spec.version, config: spec.config, deps });
+    const keyed = stageKey({
+      id: spec.id,
+      config: spec.config,
+      deps,
+      code: spec.code,
+      ...(spec.salt !== undefined ? { salt: spec.salt } : {}),
+    });
+    const key = keyed.key;
     const existing = readStageRecord(dir);
     const valid = existing !== null && existing.key === key && outputsPresent(dir, existing);
     if (skipped) {
@@ -282,7 +306,9 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
       id: spec.id,
       group: spec.group,
       key,
-      version: spec.version,
+      parts: keyed.parts,
+      code: keyed.code,
+      provenance: provenance(),
       slice: spec.config ?? null,
       deps,
       outputDigest: outputDigest(base.outputs),

@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeJsonAtomic } from '@dv/core';
+import { explainDag, type StageExplanation } from './explain-dag.js';
 import { checkPaperPrerequisites, PrerequisitesMissing } from './paper-prerequisites.js';
 import { type ReproduceConfig, resolveReproduceConfig } from './reproduce-config.js';
 import { type DagResult, runDag, stageDir } from './run-dag.js';
@@ -46,16 +47,47 @@ export function defaultRunDir(profile: 'mini' | 'paper', quick: boolean): string
   return join('runs', `reproduce-${profile}${quick ? '-quick' : ''}`);
 }
 
-export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceResult> {
-  const started = performance.now();
+/** The config a `pnpm reproduce` invocation resolves to (profile, --quick, --config, --seeds, --backbones). */
+function resolveConfigOf(o: ReproduceOptions): ReproduceConfig {
   const profile = o.profile ?? 'mini';
-  const config = resolveReproduceConfig({
+  return resolveReproduceConfig({
     profile,
     ...(o.quick ? { quick: true } : {}),
     ...(o.configFile ? { configFile: o.configFile } : {}),
     ...(o.seeds !== undefined ? { seeds: o.seeds } : {}),
     ...(o.backbones ? { backbones: o.backbones } : {}),
   });
+}
+
+/**
+ * `pnpm reproduce --explain`: per stage, up to date / stale (which key part changed) / missing /
+ * pending, and what a run would do; nothing is run or written (explain-dag.ts).
+ */
+export function explainReproduce(o: ReproduceOptions = {}): {
+  outDir: string;
+  config: ReproduceConfig;
+  stages: StageExplanation[];
+} {
+  const profile = o.profile ?? 'mini';
+  const config = resolveConfigOf(o);
+  const outDir = resolve(o.out ?? defaultRunDir(profile, Boolean(o.quick)));
+  const stages = profile === 'paper' ? buildPaperStages(config).stages : buildMiniStages(config);
+  return {
+    outDir,
+    config,
+    stages: explainDag({
+      runDir: outDir,
+      stages,
+      ...(o.from ? { from: o.from } : {}),
+      ...(o.only ? { only: o.only } : {}),
+    }),
+  };
+}
+
+export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceResult> {
+  const started = performance.now();
+  const profile = o.profile ?? 'mini';
+  const config = resolveConfigOf(o);
   const outDir = resolve(o.out ?? defaultRunDir(profile, Boolean(o.quick)));
   let stages: StageSpec[];
   let scaleOut = false;

@@ -1,30 +1,49 @@
 /**
- * Content-hash keys of the reproduce DAG (make/dvc-style, content not time):
+ * Keys of the reproduce DAG, through @dv/core's one cache-key contract (cache/cache-key.ts):
  *
- *   key(stage)          = sha256(canonical JSON { id, version, config slice, deps: {id: outputDigest(dep)} })
+ *   key(stage)          = cacheKey({ kind: 'reproduce-stage:<id>', slice: config slice,
+ *                                    inputs: { depId: outputDigest(dep) },
+ *                                    code: codeDigest of each of the stage's code refs, salt })
  *   outputDigest(stage) = sha256(canonical JSON [ {path, sha256, bytes} of each output, sorted by path ])
  *
- * A stage is up to date when its recorded key equals the key computed now, so changing a config
- * slice redoes that stage and, through its new output digest, exactly what depends on it; a stage
- * whose rerun produced byte-identical outputs leaves its dependants valid.
+ * A stage is up to date when its recorded key equals the key computed now. A changed config
+ * slice or changed code redoes that stage and, through its new output digest, exactly what
+ * depends on it; a stage whose rerun produced byte-identical outputs leaves its dependants valid.
  */
-import { contentHash } from '@dv/core';
+import { type CacheKey, type CodeRef, cacheKey, codeDigests, contentHash } from '@dv/core';
 
 export interface StageKeyInput {
   id: string;
-  version: string;
   config: unknown;
   /** Dependency id -> that dependency's output digest. */
   deps: Readonly<Record<string, string>>;
+  code: readonly CodeRef[];
+  salt?: string;
 }
 
-export function stageKey(input: StageKeyInput): string {
-  return contentHash({
-    id: input.id,
-    version: input.version,
-    config: input.config ?? null,
-    deps: input.deps,
+export interface StageKey extends CacheKey {
+  /** Code label -> what its digest covers. */
+  code: Record<string, { digest: string; files: number; scope: string[] }>;
+}
+
+export function stageKey(input: StageKeyInput): StageKey {
+  const digests = codeDigests(input.code, import.meta.url);
+  const k = cacheKey({
+    kind: `reproduce-stage:${input.id}`,
+    slice: input.config ?? null,
+    inputs: input.deps,
+    code: Object.fromEntries(Object.entries(digests).map(([label, d]) => [label, d.digest])),
+    ...(input.salt !== undefined ? { salt: input.salt } : {}),
   });
+  return {
+    ...k,
+    code: Object.fromEntries(
+      Object.entries(digests).map(([label, d]) => [
+        label,
+        { digest: d.digest, files: d.files, scope: d.folders },
+      ]),
+    ),
+  };
 }
 
 export function outputDigest(

@@ -3,7 +3,7 @@
  * slice and a folder of its own in the run folder. The DAG runner (run-dag.ts) decides from the
  * stage key (stage-key.ts) whether a stage's outputs are still valid or must be (re)computed.
  */
-import type { Progress } from '@dv/core';
+import { CacheKeyParts, type CodeRef, type Progress } from '@dv/core';
 import { z } from 'zod';
 
 /**
@@ -60,8 +60,14 @@ export interface StageSpec {
   readonly id: string;
   readonly group: StageGroup;
   readonly deps: readonly string[];
-  /** Implementation version: bump when the stage's outputs change for the same inputs. */
-  readonly version: string;
+  /**
+   * The code that computes the stage (its library packages, narrowed where the stage runs only a
+   * part, and the stage's own file in this app): their code digests enter the key, so changed
+   * code reruns the stage with no version to bump (@dv/core cache/code-digest.ts).
+   */
+  readonly code: readonly CodeRef[];
+  /** Optional manual salt, for what no digest sees. */
+  readonly salt?: string;
   /** The part of the run config this stage reads (hashed into its key). */
   readonly config: unknown;
   /** Expected seconds on a 2-core machine (for the overall ETA; calibrated as stages finish). */
@@ -82,7 +88,16 @@ export const StageRecord = z.object({
   id: z.string(),
   group: z.enum(STAGE_GROUPS),
   key: z.string(),
-  version: z.string(),
+  /** The key's parts (kind, config slice, input digests, code digests, salt): what made it. */
+  parts: CacheKeyParts.optional(),
+  /** Code label -> files hashed and the scope (for `--explain` and the report). */
+  code: z
+    .record(z.string(), z.object({ digest: z.string(), files: z.number().int(), scope: z.array(z.string()) }))
+    .optional(),
+  /** The checkout the stage ran in (git commit and dirty flag; null outside a git checkout). */
+  provenance: z.object({ commit: z.string().nullable(), dirty: z.boolean().nullable() }).optional(),
+  /** Records made before code digests carried a hand-bumped version. */
+  version: z.string().optional(),
   slice: z.unknown(),
   /** Dependency id -> its output digest when this stage ran. */
   deps: z.record(z.string(), z.string()),

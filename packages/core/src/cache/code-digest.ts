@@ -46,6 +46,8 @@ export interface CodeDigest {
  */
 export interface CodeRef {
   package: string;
+  /** The package's folder, where it is not resolvable by name (a plugin's, a test's own). */
+  root?: string;
   folders?: readonly string[];
   entries?: readonly string[];
   dependencies?: boolean;
@@ -196,16 +198,25 @@ function digestRoot(root: string, ref: Omit<CodeRef, 'package'>, visiting: Set<s
   return result;
 }
 
+/** The folder of a ref's package: its `root`, itself, or resolved by name from `fromUrl`'s package. */
+function refRoot(ref: CodeRef, fromUrl: string): string {
+  if (ref.root) {
+    const name = readPackageJson(ref.root).name;
+    if (name !== ref.package) throw new Error(`${ref.root} holds ${name}, not ${ref.package}`);
+    return realpathSync(ref.root);
+  }
+  const from = packageRootOf(fileURLToPath(fromUrl));
+  const root = readPackageJson(from).name === ref.package ? from : resolvePackageRoot(ref.package, from);
+  if (!root) throw new Error(`cannot resolve ${ref.package} from ${from}`);
+  return root;
+}
+
 /**
  * The code digest of package `ref.package` as resolved from the module at `fromUrl` (pass
  * `import.meta.url`; a package resolves itself by name through its own `exports`).
  */
 export function codeDigest(ref: CodeRef, fromUrl: string): CodeDigest {
-  const from = packageRootOf(fileURLToPath(fromUrl));
-  const own = readPackageJson(from).name === ref.package;
-  const root = own ? from : resolvePackageRoot(ref.package, from);
-  if (!root) throw new Error(`cannot resolve ${ref.package} from ${from}`);
-  return digestRoot(root, ref, new Set());
+  return digestRoot(refRoot(ref, fromUrl), ref, new Set());
 }
 
 /** A ref's label in a key's `code` part: the package, and its narrowing when there is one. */
@@ -231,8 +242,6 @@ export function clearCodeDigestMemo(): void {
 
 /** Paths of the files a digest covers (for `--explain` and tests). */
 export function codeFiles(ref: CodeRef, fromUrl: string): string[] {
-  const from = packageRootOf(fileURLToPath(fromUrl));
-  const root = readPackageJson(from).name === ref.package ? from : resolvePackageRoot(ref.package, from);
-  if (!root) throw new Error(`cannot resolve ${ref.package} from ${from}`);
+  const root = refRoot(ref, fromUrl);
   return refFiles(root, ref).files.map((p) => relative(process.cwd(), join(root, p)));
 }

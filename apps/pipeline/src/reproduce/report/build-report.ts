@@ -39,7 +39,17 @@ export interface ReportData {
   git: { commit: string | null; dirty: boolean | null };
   config: ReproduceConfig;
   standIns: { id: string; note: string }[];
-  stages: { id: string; group: string; seconds: number; finishedAt: string }[];
+  /** Each stage with what made it: its key, the code digests in it, the checkout it ran in. */
+  stages: {
+    id: string;
+    group: string;
+    seconds: number;
+    finishedAt: string;
+    key: string;
+    code: Record<string, string>;
+    commit: string | null;
+    dirty: boolean | null;
+  }[];
   stageSeconds: number;
   models: ModelResults[];
   rows: TableRow[];
@@ -212,6 +222,10 @@ export async function buildReport(input: {
     group: r.group,
     seconds: r.seconds,
     finishedAt: r.finishedAt,
+    key: r.key,
+    code: r.parts?.code ?? {},
+    commit: r.provenance?.commit ?? null,
+    dirty: r.provenance?.dirty ?? null,
   }));
   const cpu = cpus();
   return {

@@ -314,11 +314,25 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
     ),
     '',
   );
-  L.push('## Stage wall times', '');
+  L.push('## Stages: wall time and what made them', '');
+  L.push(
+    "Each stage is keyed by its config slice, its inputs' digests and the code digests of the packages that compute it (`stage.json`; `pnpm reproduce --explain` compares them with the code now). Code digests and keys are shortened to 12 hex digits here; `results.json` holds them whole.",
+    '',
+  );
+  const short = (h: string) => h.slice(0, 12);
   L.push(
     table(
-      ['stage', 'seconds', 'finished'],
-      d.stages.map((s) => [s.id, s.seconds.toFixed(1), s.finishedAt]),
+      ['stage', 'seconds', 'finished', 'key', 'code digests', 'commit'],
+      d.stages.map((s) => [
+        s.id,
+        s.seconds.toFixed(1),
+        s.finishedAt,
+        short(s.key),
+        Object.entries(s.code)
+          .map(([label, h]) => `${label.replace(/:.*/, '')} ${short(h)}`)
+          .join(', ') || '-',
+        s.commit ? `${short(s.commit)}${s.dirty ? ' (dirty)' : ''}` : 'unknown',
+      ]),
     ),
     '',
   );

@@ -23,6 +23,7 @@ import { makeRanker } from '../internal/make-ranker.js';
 import { stageFiles } from '../internal/stage-files.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
+import { stageFileCode } from '../stage-code.js';
 import { complementViewAccuracy } from '../stats/complement-view-accuracy.js';
 import { devPairsSet } from './dev-pairs-set.js';
 import type { MixName } from './mixes-stage.js';
@@ -57,7 +58,7 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
     id: `eval/${model.id}`,
     group: 'eval',
     deps: ['world', 'synth', ...(dense ? [model.stage] : [])],
-    version: '1',
+    code: [{ package: '@dv/eval' }, stageFileCode('eval-stage.ts')],
     config: { eval: config.eval, formatter: config.train.formatter, model: model.id },
     estimateSeconds: dense ? 8 + (config.world.testLemmas * config.world.candidates) / 3000 : 5,
     async run(ctx) {

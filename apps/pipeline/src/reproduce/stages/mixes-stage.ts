@@ -5,6 +5,7 @@ import { writeMixes } from '@dv/synth';
 import { stageFiles } from '../internal/stage-files.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
+import { stageFileCode } from '../stage-code.js';
 import { SYNTH_DIRS } from './synth-stage.js';
 
 export const MIXES = ['ins-orig', 'ins-dv', 'all-orig', 'all-dv'] as const;
@@ -20,7 +21,7 @@ export function mixesStage(config: ReproduceConfig, source = 'world'): StageSpec
     id: 'mixes',
     group: 'mixes',
     deps: [source, 'synth'],
-    version: '1',
+    code: [{ package: '@dv/synth' }, stageFileCode('mixes-stage.ts')],
     config: { ...config.mixes, formatter: config.train.formatter },
     estimateSeconds: 3,
     async run(ctx) {

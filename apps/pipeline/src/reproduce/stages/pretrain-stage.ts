@@ -10,6 +10,7 @@ import { MINI_FILES } from '@dv/data';
 import { stageFiles } from '../internal/stage-files.js';
 import type { MiniBackbone, ReproduceConfig } from '../reproduce-config.js';
 import type { StageContext, StageSpec } from '../stage.js';
+import { PRETRAIN_CODE, stageFileCode } from '../stage-code.js';
 
 export const EXPORT_DIR = 'export';
 
@@ -33,7 +34,7 @@ export function pretrainStage(config: ReproduceConfig, backbone: MiniBackbone): 
     id: `pretrain/${backbone}`,
     group: 'pretrain',
     deps: ['world'],
-    version: '2',
+    code: [PRETRAIN_CODE, stageFileCode('pretrain-stage.ts')],
     config: { mlm, onnx: { pooling: config.train.model.pooling, normalize: config.train.model.normalize } },
     // measured on 2 cores: ~0.2 s per step of 64 sequences of 64 tokens (config A)
     estimateSeconds: 10 + mlm.steps * 0.2 * (mlm.batchSize / 64) * (mlm.maxLength / 64),

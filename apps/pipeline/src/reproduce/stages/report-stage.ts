@@ -12,6 +12,7 @@ import { renderMarkdown } from '../report/render-markdown.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import { stageDir } from '../run-dag.js';
 import type { StageSpec } from '../stage.js';
+import { stageFileCode } from '../stage-code.js';
 import type { ModelRef } from './eval-stage.js';
 
 export const REPORT_FILES = {
@@ -29,7 +30,7 @@ export function reportStage(
     id: 'report',
     group: 'report',
     deps: stages.map((s) => s.id),
-    version: '2',
+    code: [{ package: '@dv/eval' }, stageFileCode('report-stage.ts')],
     config: { variant: config.variant, seeds: config.seeds, backbones: config.backbones },
     estimateSeconds: 5,
     async run(ctx) {
@@ -105,6 +106,8 @@ export function reportStage(
         comparisons: data.comparisons,
         models: data.models.map((m) => ({
           id: m.model.id,
+          // the stages whose keys (in `stages`) made this model's numbers
+          madeBy: [...('stage' in m.model ? [m.model.stage] : []), `eval/${m.model.id}`],
           followir: m.followir ? { pMrr: m.followir.pMrr, score: m.followir.score } : null,
           infosearch: m.infosearch ?? null,
           dev: m.dev ?? null,

@@ -11,6 +11,7 @@ import { createJudge, createOfflineReverser, getTemplate, type Judge, runSynthes
 import { stageFiles } from '../internal/stage-files.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
+import { stageFileCode } from '../stage-code.js';
 
 export const SYNTH_DIRS = { train: 'train', dev: 'dev' } as const;
 
@@ -20,7 +21,7 @@ export function synthStage(config: ReproduceConfig): StageSpec {
     id: 'synth',
     group: 'synth',
     deps: ['world'],
-    version: '1',
+    code: [{ package: '@dv/synth' }, stageFileCode('synth-stage.ts')],
     config: { ...config.synth, templateId: synthesis.templateId, model: 'offline-reverser' },
     estimateSeconds: 2 + (config.world.trainLemmas ?? 8800) / 800,
     async run(ctx) {

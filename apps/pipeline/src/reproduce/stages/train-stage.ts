@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { stageFiles } from '../internal/stage-files.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
+import { stageFileCode } from '../stage-code.js';
 import { type MixName, mixPath } from './mixes-stage.js';
 import { EXPORT_DIR, trainProgress } from './pretrain-stage.js';
 
@@ -26,7 +27,7 @@ export function trainStage(
     id: `train/${backbone}/${mix}/seed-${seed}`,
     group: 'train',
     deps: [initStage, 'mixes'],
-    version: '1',
+    code: [{ package: '@dv/train' }, stageFileCode('train-stage.ts')],
     config: trainer,
     // the trainer's sizing: ~0.5 s per step of 32 queries (config A) on 2 cores
     estimateSeconds: 5 + steps * 0.5 * (trainer.batch.batchSize / 32),

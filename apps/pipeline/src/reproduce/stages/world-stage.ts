@@ -1,15 +1,16 @@
 /** Stage `world`: the mini world (@dv/data buildMiniWorld) with the run's sizes. */
-import { buildMiniWorld, MINI_BUILDER_VERSION } from '@dv/data';
+import { buildMiniWorld } from '@dv/data';
 import { stageFiles } from '../internal/stage-files.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
+import { stageFileCode } from '../stage-code.js';
 
 export function worldStage(config: ReproduceConfig): StageSpec {
   return {
     id: 'world',
     group: 'world',
     deps: [],
-    version: `1+${MINI_BUILDER_VERSION}`,
+    code: [{ package: '@dv/data' }, stageFileCode('world-stage.ts')],
     config: config.world,
     estimateSeconds: 10,
     async run(ctx) {

@@ -14,6 +14,7 @@ import { linkFile } from '../../internal/link-tree.js';
 import { paperHubOptions, requirePaper } from '../../internal/paper-hub.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
+import { stageFileCode } from '../../stage-code.js';
 
 export const BACKBONE_EXPORT = 'export';
 /** What the trainer and the encoders read (no PyTorch / ONNX / TF weights). */
@@ -29,7 +30,7 @@ export function backboneStage(config: ReproduceConfig, name: string): StageSpec 
     id: backboneStageId(name),
     group: 'backbones',
     deps: [],
-    version: '1',
+    code: [{ package: '@dv/data' }, stageFileCode('paper/backbone-stage.ts')],
     config: { repo: model.repo, revision: model.revision, files: BACKBONE_FILES },
     estimateSeconds: 60,
     async run(ctx) {

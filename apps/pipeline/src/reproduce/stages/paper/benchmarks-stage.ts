@@ -20,6 +20,7 @@ import { paperHubOptions, requirePaper } from '../../internal/paper-hub.js';
 import { configuredRevision, type PaperSection } from '../../paper-config.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
+import { stageFileCode } from '../../stage-code.js';
 
 export const BENCHMARKS_STAGE = 'benchmarks';
 export const BENCHMARK_DATA = 'data';
@@ -48,7 +49,7 @@ export function benchmarksStage(config: ReproduceConfig): StageSpec {
     id: BENCHMARKS_STAGE,
     group: 'benchmarks',
     deps: [],
-    version: '1',
+    code: [{ package: '@dv/eval' }, stageFileCode('paper/benchmarks-stage.ts')],
     config: datasets,
     estimateSeconds: 30 * datasets.length,
     async run(ctx) {

@@ -14,6 +14,7 @@ import { requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
+import { stageFileCode } from '../../stage-code.js';
 import { SYNTH_DIRS } from '../synth-stage.js';
 import { SEEDS_STAGE } from './seeds-stage.js';
 
@@ -25,7 +26,7 @@ export function endpointSynthStage(config: ReproduceConfig): StageSpec {
     id: 'synth',
     group: 'synth',
     deps: [SEEDS_STAGE],
-    version: '1',
+    code: [{ package: '@dv/synth' }, stageFileCode('paper/endpoint-synth-stage.ts')],
     // the endpoint addresses and the key's variable do not change answers: not in the key
     config: {
       model: s.model,

@@ -10,6 +10,7 @@ import { requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
+import { stageFileCode } from '../../stage-code.js';
 import { type MixName, mixPath } from '../mixes-stage.js';
 import { BACKBONE_EXPORT, backboneStageId } from './backbone-stage.js';
 
@@ -31,7 +32,7 @@ export function engineExportStage(
     id: `train/${backbone}/${mix}/seed-${seed}`,
     group: 'train',
     deps: [init, 'mixes'],
-    version: '1',
+    code: [{ package: '@dv/train' }, stageFileCode('paper/engine-export-stage.ts')],
     config: { trainer, engine: scaleOut.engine, nprocPerNode: scaleOut.nprocPerNode },
     estimateSeconds: 5 + config.mixes.budget / 20_000,
     async run(ctx) {

@@ -14,6 +14,7 @@ import { requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
+import { stageFileCode } from '../../stage-code.js';
 import type { ModelRef } from '../eval-stage.js';
 import { BENCHMARK_DATA, BENCHMARKS_STAGE } from './benchmarks-stage.js';
 
@@ -24,7 +25,7 @@ export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpe
     id: `eval/${model.id}`,
     group: 'eval',
     deps: [BENCHMARKS_STAGE, ...(dense ? [model.stage] : [])],
-    version: '1',
+    code: [{ package: '@dv/eval' }, stageFileCode('paper/hub-eval-stage.ts')],
     config: {
       eval: config.eval,
       formatter: config.train.formatter,

@@ -15,6 +15,7 @@ import { stageFiles } from '../../internal/stage-files.js';
 import { configuredRevision } from '../../paper-config.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
+import { stageFileCode } from '../../stage-code.js';
 
 export const SEEDS_STAGE = 'seeds';
 
@@ -28,7 +29,7 @@ export function seedsStage(config: ReproduceConfig): StageSpec {
     id: SEEDS_STAGE,
     group: 'seeds',
     deps: [],
-    version: '1',
+    code: [{ package: '@dv/data' }, stageFileCode('paper/seeds-stage.ts')],
     config: { seeds: paper.seeds, repo: entry.repo, revision, include: include ?? null },
     // ~980k parquet rows stream at roughly 20k rows/s (two passes)
     estimateSeconds:
