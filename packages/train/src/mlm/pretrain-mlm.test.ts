@@ -7,6 +7,41 @@ import { TransformerEncoder } from '../encoders/transformer-encoder.js';
 import { pretrainMlm } from './pretrain-mlm.js';
 
 describe('pretrainMlm', () => {
+  // issue 25: random bytes given as a corpus were trained on (decoded with U+FFFD)
+  it('a binary corpus is a DataError naming file:line, before any training', async () => {
+    await initBackend();
+    const dir = mkdtempSync(join(tmpdir(), 'dv-mlm-bin-'));
+    const config = {
+      layers: 1,
+      hidden: 64,
+      vocabSize: 60,
+      maxLength: 16,
+      batchSize: 16,
+      steps: 2,
+      optimizer: { lr: 1e-3 },
+    };
+    // deterministic "random" bytes: an LCG; the first line holds invalid UTF-8
+    let x = 12345;
+    const random = join(dir, 'random.bin');
+    writeFileSync(
+      random,
+      Uint8Array.from({ length: 4096 }, () => {
+        x = (x * 1103515245 + 12345) % 2 ** 31;
+        return x >> 23;
+      }),
+    );
+    await expect(pretrainMlm({ config, corpus: random, out: join(dir, 'a') })).rejects.toThrow(
+      new RegExp(`^${random.replaceAll('.', '\\.')}:\\d+: invalid UTF-8 \\(byte 0x[0-9a-f]{2}`),
+    );
+    // valid UTF-8 but binary (NUL bytes)
+    const nul = join(dir, 'nul.txt');
+    writeFileSync(nul, Buffer.from('a plain line\nab\u0000\u0001cd\n'));
+    await expect(pretrainMlm({ config, corpus: nul, out: join(dir, 'b') })).rejects.toThrow(
+      `${nul}:2: binary data (byte 0x00): an MLM corpus is text`,
+    );
+    expect(existsSync(join(dir, 'b', 'summary.json'))).toBe(false);
+  });
+
   it('lowers the MLM loss, exports an HF folder, and is cached by its config digest', async () => {
     await initBackend();
     const dir = mkdtempSync(join(tmpdir(), 'dv-mlm-'));

@@ -62,6 +62,10 @@ export interface PretrainMlmResult {
   digest: string;
 }
 
+/** Control characters no text corpus holds (tab, CR and form feed excepted). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const BINARY_BYTE = /[\u0000-\u0008\u000b\u000e-\u001f\u007f]/;
+
 async function readTexts(files: string[], max: number | null): Promise<string[]> {
   const texts: string[] = [];
   for (const file of files) {
@@ -70,6 +74,14 @@ async function readTexts(files: string[], max: number | null): Promise<string[]>
       if (max !== null && texts.length >= max) return texts;
       if (!line.text.trim()) continue;
       if (!jsonl) {
+        // a binary file that happens to decode as UTF-8 (NULs, control bytes) is not text either
+        const ctl = BINARY_BYTE.exec(line.text);
+        if (ctl)
+          throw new DataError(
+            `binary data (byte 0x${ctl[0].charCodeAt(0).toString(16).padStart(2, '0')}): an MLM corpus is text, a .jsonl of {"text"} rows or plain lines`,
+            file,
+            line.number,
+          );
         texts.push(line.text);
         continue;
       }
