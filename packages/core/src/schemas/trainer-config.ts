@@ -98,6 +98,11 @@ export const MlmConfig = z.object({
   optimizer: OptimizerConfig,
   schedule: ScheduleConfig.prefault({ name: 'linear', warmupRatio: 0.06 }),
   logEverySteps: z.number().int().positive().default(20),
+  /**
+   * Mid-run checkpoints (weights, MLM head, AdamW moments, RNG) every `everySteps` and on abort;
+   * a rerun resumes on the same loss curve. Not part of the run's digest (it changes no result).
+   */
+  checkpoint: CheckpointConfig.prefault({ everySteps: 50, keepLast: 2 }),
   /** Texts read from the corpus at most (null = all). */
   maxTexts: z.number().int().positive().nullable().default(null),
 });

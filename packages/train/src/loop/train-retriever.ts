@@ -40,7 +40,6 @@ import {
   type Rng,
   TrainerConfig,
   type TrainerConfigInput,
-  writeFileAtomic,
   writeJsonAtomic,
   writeManifest,
 } from '@dv/core';
@@ -70,6 +69,7 @@ import { tokenizeBatch } from './tokenize-batch.js';
 import type { TrainEventListener } from './train-events.js';
 import { createTrainedEncoderHandle, type TrainedEncoderHandle } from './trained-encoder-handle.js';
 import { TrainingDivergedError } from './training-diverged-error.js';
+import { truncateMetrics } from './truncate-metrics.js';
 
 export interface TrainRetrieverOptions {
   config: TrainerConfig | TrainerConfigInput;
@@ -159,22 +159,6 @@ async function* batchesFrom(
     cursor.epoch++;
     cursor.batch = 0;
   }
-}
-
-/** Keeps metrics records up to `step` (drops what a crash left past the checkpoint). */
-async function truncateMetrics(path: string, step: number): Promise<void> {
-  if (!existsSync(path)) return;
-  const keep = readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => {
-      if (!l.trim()) return false;
-      try {
-        return (JSON.parse(l) as { step: number }).step <= step;
-      } catch {
-        return false; // a line cut short by a crash
-      }
-    });
-  await writeFileAtomic(path, keep.length ? `${keep.join('\n')}\n` : '');
 }
 
 function loadInitEncoder(

@@ -11,7 +11,16 @@
  * (`cached: true`), a different one in the same folder is an error. Outputs in `out`:
  * metrics.jsonl (the loss curve), export/ (HF folder usable as `init` of `trainRetriever`,
  * with tokenizer.json and the sentence-transformers files), mlm_head.safetensors, manifest.json,
- * summary.json. An interrupted run starts over (no mid-run checkpoints: it is minutes long).
+ * summary.json, and checkpoints/ while it runs.
+ *
+ * Checkpoints and resume (issue 25), with the trainer's modules (`saveCheckpoint`,
+ * `loadNewestIntactCheckpoint`, `truncateMetrics`): every `config.checkpoint.everySteps` steps
+ * and on abort, checkpoints/step-N holds the encoder, the MLM head (`tensors.safetensors`), the
+ * AdamW moments of both, and the RNG state (it draws the batch texts, the masks and the dropout
+ * seeds, so it is the data cursor too), with a digest index. The vocabulary is written to
+ * tokenizer.json before the first step and read back on resume. A rerun in the same folder
+ * continues from the newest intact checkpoint (a corrupt newer one is moved aside, with a
+ * 'note' event), drops metrics past it, and follows the uninterrupted loss curve.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,10 +39,18 @@ import {
 } from '@dv/core';
 import { initBackend } from '../backend/init-backend.js';
 import { type Tensor, tf } from '../backend/tf.js';
+import {
+  checkpointDir,
+  corruptCheckpointNote,
+  loadNewestIntactCheckpoint,
+  pruneCheckpoints,
+  saveCheckpoint,
+} from '../checkpoint/checkpoint.js';
 import { miniBackboneSize } from '../encoders/mini-backbone-size.js';
 import { createMiniEncoder, miniBackbones } from '../encoders/mini-backbones.js';
 import { exportHuggingFace } from '../export/huggingface/export-hugging-face.js';
 import type { TrainEventListener } from '../loop/train-events.js';
+import { truncateMetrics } from '../loop/truncate-metrics.js';
 import { applyAdamW, clipByGlobalNorm, createAdamWState } from '../optim/adamw.js';
 import { learningRate } from '../optim/learning-rate.js';
 import { writeSafetensors } from '../safetensors/index.js';
@@ -50,6 +67,7 @@ export interface PretrainMlmOptions {
   tokenizer?: string;
   out: string;
   onEvent?: TrainEventListener;
+  /** Aborting checkpoints the current step and rejects with the signal's reason. */
   signal?: AbortSignal;
 }
 
@@ -60,6 +78,8 @@ export interface PretrainMlmResult {
   finalLoss: number;
   cached: boolean;
   digest: string;
+  /** This call continued from a checkpoint (at that step). */
+  resumedFrom?: number;
 }
 
 /** Control characters no text corpus holds (tab, CR and form feed excepted). */
@@ -99,11 +119,27 @@ async function readTexts(files: string[], max: number | null): Promise<string[]>
   return texts;
 }
 
-/** The MLM run folder's digest: config, corpus files and tokenizer by content. */
+/**
+ * The MLM run folder's digest: config, corpus files and tokenizer by content. The checkpoint
+ * cadence is left out: it changes no result (and runs cached before it existed stay cached).
+ */
 export async function mlmDigest(config: MlmConfig, corpus: string[], tokenizer?: string): Promise<string> {
   const files = await Promise.all(corpus.map((f) => hashFile(f)));
   const tok = tokenizer ? await hashFile(tokenizer) : null;
-  return contentHash({ kind: 'mlm/1', config, files: files.map((f) => f.sha256), tok: tok?.sha256 ?? null });
+  const { checkpoint: _cadence, ...identity } = config;
+  return contentHash({
+    kind: 'mlm/1',
+    config: identity,
+    files: files.map((f) => f.sha256),
+    tok: tok?.sha256 ?? null,
+  });
+}
+
+/** The loss of the last metrics record (a resume whose checkpoint was the last step trains none). */
+function lastLoggedLoss(metricsPath: string): number {
+  if (!existsSync(metricsPath)) return Number.NaN;
+  const last = readFileSync(metricsPath, 'utf8').trim().split('\n').at(-1);
+  return last ? ((JSON.parse(last) as { loss?: number }).loss ?? Number.NaN) : Number.NaN;
 }
 
 export async function pretrainMlm(options: PretrainMlmOptions): Promise<PretrainMlmResult> {
@@ -134,9 +170,26 @@ export async function pretrainMlm(options: PretrainMlmOptions): Promise<Pretrain
 
   const texts = await readTexts(corpus, config.maxTexts);
   if (texts.length === 0) throw new DataError('the corpus has no texts', corpus[0]);
-  const tokenizer = options.tokenizer
-    ? HfTokenizer.fromFile(options.tokenizer)
-    : await trainWordPiece(texts, { vocabSize: config.vocabSize, lowercase: true });
+  const ckptRoot = join(out, 'checkpoints');
+  const tokPath = join(out, 'tokenizer.json');
+  const ck = loadNewestIntactCheckpoint(ckptRoot, (c) =>
+    emit({ type: 'note', message: corruptCheckpointNote(c) }),
+  );
+  if (ck && ck.extra.digest !== digest) {
+    ck.encoder.dispose();
+    throw new DataError(
+      'this folder holds an unfinished MLM run of a different config or corpus; use a new folder',
+      out,
+    );
+  }
+  // The vocabulary the checkpoints were trained with (a resume must not retrain it).
+  const tokenizer =
+    ck && existsSync(tokPath)
+      ? HfTokenizer.fromFile(tokPath)
+      : options.tokenizer
+        ? HfTokenizer.fromFile(options.tokenizer)
+        : await trainWordPiece(texts, { vocabSize: config.vocabSize, lowercase: true });
+  if (!ck) await writeFileAtomic(tokPath, tokenizer.json);
   const maskId = tokenizer.tokenToId('[MASK]') ?? tokenizer.tokenToId('<mask>');
   if (maskId === undefined)
     throw new DataError('the tokenizer has no [MASK] / <mask> token', options.tokenizer);
@@ -147,39 +200,61 @@ export async function pretrainMlm(options: PretrainMlmOptions): Promise<Pretrain
   );
 
   const base = miniBackbones[config.backbone];
-  const encoder = createMiniEncoder(config.backbone, {
-    vocabSize: tokenizer.vocabSize,
-    seed: config.seed,
-    overrides: {
-      ...miniBackboneSize(config.backbone, { layers: config.layers, hidden: config.hidden }),
-      pad_token_id: tokenizer.padId,
-    },
-  });
+  const encoder =
+    ck?.encoder ??
+    createMiniEncoder(config.backbone, {
+      vocabSize: tokenizer.vocabSize,
+      seed: config.seed,
+      overrides: {
+        ...miniBackboneSize(config.backbone, { layers: config.layers, hidden: config.hidden }),
+        pad_token_id: tokenizer.padId,
+      },
+    });
   const head = MlmHead.create(config.hidden, tokenizer.vocabSize, config.seed, base.layer_norm_eps);
+  if (ck)
+    for (const [name, v] of head.params) {
+      const saved = ck.tensors.get(name);
+      if (!saved) throw new DataError(`the checkpoint has no MLM head tensor ${name}`, ck.path);
+      const t = tf.tensor(saved.data, saved.shape, 'float32');
+      v.assign(t);
+      t.dispose();
+    }
   const params = new Map([...encoder.params].filter(([, v]) => v.trainable));
   for (const [n, v] of head.params) params.set(n, v);
   const names = [...params.keys()];
   const vars = [...params.values()];
-  const optimizer = createAdamWState();
-  const rng = createRng(config.seed).fork('mlm');
+  const optimizer = ck?.optimizer ?? createAdamWState();
+  const rng = ck?.rng ?? createRng(config.seed).fork('mlm');
+  const startStep = ck?.step ?? 0;
   const wordEmbeddings = encoder.params.get('embeddings.word_embeddings.weight')!;
   const metricsPath = join(out, 'metrics.jsonl');
-  rmSync(metricsPath, { force: true });
+  if (ck) await truncateMetrics(metricsPath, startStep);
+  else rmSync(metricsPath, { force: true });
+  const checkpoint = async (step: number) => {
+    const path = checkpointDir(ckptRoot, step);
+    await saveCheckpoint(path, { encoder, optimizer, step, rng, tensors: head.params, extra: { digest } });
+    pruneCheckpoints(ckptRoot, config.checkpoint.keepLast);
+    emit({ type: 'checkpoint', step, path });
+  };
 
   emit({
     type: 'start',
     job: 'mlm',
     out,
     totalSteps: config.steps,
-    startStep: 0,
-    resumed: false,
+    startStep,
+    resumed: ck !== undefined,
     backend: backend.choice,
   });
   let window = { t: performance.now(), steps: 0, seqs: 0, tokens: 0 };
   let lastLoss = Number.NaN;
+  let lastCheckpoint = startStep;
   try {
-    for (let step = 0; step < config.steps; step++) {
-      if (options.signal?.aborted) throw options.signal.reason ?? new Error('MLM pretraining aborted');
+    for (let step = startStep; step < config.steps; step++) {
+      if (options.signal?.aborted) {
+        if (lastCheckpoint !== step) await checkpoint(step);
+        throw options.signal.reason ?? new Error('MLM pretraining aborted');
+      }
       const batchTexts = Array.from({ length: config.batchSize }, () => texts[rng.int(texts.length)]!);
       const enc = await tokenizer.encode(batchTexts, { maxLength: config.maxLength });
       const masked = maskTokens(
@@ -254,14 +329,15 @@ export async function pretrainMlm(options: PretrainMlmOptions): Promise<Pretrain
           lr,
           gradNorm: clipped.norm,
           ...rates,
-          etaSeconds: ((config.steps - done) * (now - started)) / 1000 / done,
+          etaSeconds: ((config.steps - done) * (now - started)) / 1000 / (done - startStep),
         });
         window = { t: now, steps: 0, seqs: 0, tokens: 0 };
       }
+      if (done % config.checkpoint.everySteps === 0 && done < config.steps) {
+        await checkpoint(done);
+        lastCheckpoint = done;
+      }
     }
-
-    const tokPath = join(out, 'tokenizer.json');
-    await writeFileAtomic(tokPath, tokenizer.json);
     const tmp = join(out, `.export.tmp-${process.pid}`);
     rmSync(tmp, { recursive: true, force: true });
     await exportHuggingFace(tmp, {
@@ -299,8 +375,13 @@ export async function pretrainMlm(options: PretrainMlmOptions): Promise<Pretrain
     timings: { seconds },
     inputs: [...corpus, ...(options.tokenizer ? [options.tokenizer] : [])],
     outputs: [join(exportDir, 'model.safetensors'), join(exportDir, 'tokenizer.json')],
-    notes: [`backend ${backend.choice}: ${backend.reason}`, `${texts.length} texts`],
+    notes: [
+      `backend ${backend.choice}: ${backend.reason}`,
+      `${texts.length} texts`,
+      ...(ck ? [`resumed from ${ck.path}`] : []),
+    ],
   });
+  if (Number.isNaN(lastLoss)) lastLoss = lastLoggedLoss(metricsPath);
   const result: PretrainMlmResult = {
     out,
     exportDir,
@@ -308,6 +389,7 @@ export async function pretrainMlm(options: PretrainMlmOptions): Promise<Pretrain
     finalLoss: lastLoss,
     cached: false,
     digest,
+    ...(ck ? { resumedFrom: ck.step } : {}),
   };
   await writeJsonAtomic(summaryPath, result);
   emit({ type: 'done', steps: config.steps, finalLoss: lastLoss, seconds, out });
