@@ -13,8 +13,11 @@
  * grid), so every batch of a sharded run is the batch of an unsharded one: merged shards stay
  * byte-identical. Padding then costs little (batches of near-equal lengths).
  * Files go to `out` atomically, the manifest last: a shard whose manifest exists is complete.
- * Re-running a finished shard with the same encoder and corpus does nothing (`skipped`); a
- * shard made by another encoder or from another corpus file is refused, never overwritten.
+ * Re-running a finished shard with the same encoder and corpus does nothing (`skipped`) once
+ * its files match the size and sha256 its manifest recorded; a file that is missing or differs
+ * (truncated, edited) makes the shard unfinished: it is encoded again and `reencoded` says why.
+ * A shard made by another encoder or from another corpus file is refused, never overwritten.
+ * An empty corpus is a `DataError` (a 0-row shard is never written).
  * Resume inside a shard: after each window its rows (a contiguous run in corpus order) are
  * appended to `<embeddings>.partial` and then `<embeddings>.partial.json` is replaced
  * atomically with the count of rows that are safe and the digest of the shard's identity
@@ -25,7 +28,7 @@
  * of another identity is discarded and said so (`resumedRows` is 0). Both files are removed
  * once the shard is complete.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   canonicalJson,
@@ -75,6 +78,8 @@ export interface EncodeCorpusShardResult {
   skipped: boolean;
   /** Rows taken from an interrupted run's window checkpoints instead of encoded again. */
   resumedRows: number;
+  /** Why a shard whose manifest was there was encoded again (its files did not match it). */
+  reencoded?: string;
   seconds: number;
 }
 
@@ -132,6 +137,7 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
   if (!Number.isInteger(sortWindowBatches) || sortWindowBatches < 1)
     throw new Error(`sortWindowBatches must be a positive integer, got ${sortWindowBatches}`);
   const total = await countRows(corpusPath);
+  if (total === 0) throw new DataError('the corpus has no documents', corpusPath);
   const { start, end } = shardRange(total, batchSize * sortWindowBatches, o.shard);
   const files = shardFiles(o.shard);
   const info = EmbeddingShardInfo.parse({
@@ -148,6 +154,7 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
     files: { embeddings: files.embeddings, ids: files.ids },
   });
   const manifestPath = join(o.out, files.manifest);
+  let reencoded: string | undefined;
   if (existsSync(manifestPath)) {
     const old = EmbeddingShardInfo.parse(
       RunManifest.parse(JSON.parse(readFileSync(manifestPath, 'utf8'))).config,
@@ -160,13 +167,17 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
         'a different shard is already here (other encoder, corpus, batch size, sort window or shard count); use another --out',
         manifestPath,
       );
-    return {
-      info: old,
-      manifest: manifestPath,
-      skipped: true,
-      resumedRows: 0,
-      seconds: (performance.now() - t0) / 1000,
-    };
+    reencoded = await shardFilesChanged(manifestPath, o.out, [files.embeddings, files.ids]);
+    if (reencoded === undefined)
+      return {
+        info: old,
+        manifest: manifestPath,
+        skipped: true,
+        resumedRows: 0,
+        seconds: (performance.now() - t0) / 1000,
+      };
+    // unfinished from here on: a crash while encoding again must not leave a "finished" shard
+    rmSync(manifestPath, { force: true });
   }
   const rows: EmbeddingShardRow[] = [];
   const texts: string[] = [];
@@ -225,5 +236,30 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
     files.manifest,
   );
   checkpoint.remove();
-  return { info, manifest, skipped: false, resumedRows, seconds };
+  return { info, manifest, skipped: false, resumedRows, seconds, ...(reencoded ? { reencoded } : {}) };
+}
+
+/**
+ * Why a finished shard's files no longer match its manifest (missing, other size, other
+ * sha256), or undefined when they all match. Hashing costs one read of the shard (~1 s/GB).
+ */
+async function shardFilesChanged(
+  manifestPath: string,
+  dir: string,
+  names: readonly string[],
+): Promise<string | undefined> {
+  const outputs = RunManifest.parse(JSON.parse(readFileSync(manifestPath, 'utf8'))).outputs;
+  for (const name of names) {
+    const path = join(dir, name);
+    const want = outputs.find((x) => resolve(dir, x.path) === resolve(path));
+    if (!want) return `${path} is not recorded in ${manifestPath}`;
+    if (!existsSync(path)) return `${path} is missing`;
+    const size = statSync(path).size;
+    if (size !== want.bytes)
+      return `${path} has ${size} bytes, its manifest records ${want.bytes} (truncated?)`;
+    const got = await hashFile(path);
+    if (got.sha256 !== want.sha256)
+      return `${path} differs from its manifest (sha256 ${got.sha256.slice(0, 12)}, recorded ${want.sha256.slice(0, 12)})`;
+  }
+  return undefined;
 }

@@ -264,6 +264,40 @@ describe('corpus encoding in shards', () => {
     ).rejects.toThrow(/shard-00001-of-00002\.manifest\.json: a different shard is already here/);
   });
 
+  // issue 25: a re-run kept a finished shard whose .npy had been truncated, and exited 0
+  it('a finished shard whose file was truncated or edited is encoded again, saying why', async () => {
+    const out = join(root, 'verify');
+    const o = { encoder, corpus, shard: { index: 0, count: 2 }, out, batchSize: 4, sortWindowBatches: 2 };
+    await encodeCorpusShard(o);
+    const npy = join(out, shardFiles(o.shard).embeddings);
+    const good = readFileSync(npy);
+    writeFileSync(npy, good.subarray(0, good.length - 100));
+    const again = await encodeCorpusShard(o);
+    expect(again.skipped).toBe(false);
+    expect(again.reencoded).toBe(
+      `${npy} has ${good.length - 100} bytes, its manifest records ${good.length} (truncated?)`,
+    );
+    expect(readFileSync(npy).equals(good)).toBe(true);
+    // same size, one bit flipped: the sha256 tells
+    const flipped = Buffer.from(good);
+    flipped[flipped.length - 1]! ^= 1;
+    writeFileSync(npy, flipped);
+    expect((await encodeCorpusShard(o)).reencoded).toMatch(/differs from its manifest \(sha256 /);
+    expect(readFileSync(npy).equals(good)).toBe(true);
+    const ok = await encodeCorpusShard(o);
+    expect([ok.skipped, ok.reencoded]).toEqual([true, undefined]);
+  });
+
+  it('an empty corpus is an error naming it; no 0-row shard is written', async () => {
+    const empty = join(root, 'empty.jsonl');
+    writeFileSync(empty, '\n');
+    const out = join(root, 'empty-out');
+    await expect(
+      encodeCorpusShard({ encoder, corpus: empty, shard: { index: 0, count: 1 }, out }),
+    ).rejects.toThrow(`${empty}: the corpus has no documents`);
+    expect(existsSync(join(out, shardFiles({ index: 0, count: 1 }).manifest))).toBe(false);
+  });
+
   it('refuses incomplete, mixed or tampered shards, naming the file', async () => {
     const out = join(root, 'partial');
     await encodeCorpusShard({
