@@ -45,6 +45,22 @@ export interface ExplainOptions {
   only?: string;
 }
 
+/** "code of L changed" + which packages inside L changed (their own files or dependency versions). */
+function withChangedPackages(
+  reason: string,
+  recorded: StageRecord,
+  now: Record<string, { parts: Record<string, string> }>,
+): string {
+  const m = /^code of (.+) changed$/.exec(reason);
+  const before = m ? recorded.code?.[m[1]!]?.parts : undefined;
+  const after = m ? now[m[1]!]?.parts : undefined;
+  if (!before || !after) return reason;
+  const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .filter((p) => before[p] !== after[p])
+    .sort();
+  return changed.length ? `${reason} (in ${changed.join(', ')})` : reason;
+}
+
 export function explainDag(o: ExplainOptions): StageExplanation[] {
   clearCodeDigestMemo();
   const order = topologicalOrder(o.stages);
@@ -91,9 +107,9 @@ export function explainDag(o: ExplainOptions): StageExplanation[] {
         ],
       };
     } else if (existing.key !== keyed.key || unknownDeps.length > 0) {
-      const reasons = staleReasons(existing.parts, keyed.parts).filter(
-        (r) => !unknownDeps.some((d) => r === `input ${d} dropped`),
-      );
+      const reasons = staleReasons(existing.parts, keyed.parts)
+        .filter((r) => !unknownDeps.some((d) => r === `input ${d} dropped`))
+        .map((r) => withChangedPackages(r, existing, keyed.code));
       if (reasons.length === 0 && rerunDeps.length > 0)
         e = {
           ...base,

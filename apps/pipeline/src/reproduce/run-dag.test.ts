@@ -107,7 +107,7 @@ describe('runDag', () => {
       expect(explained.find((e) => e.id === 'c')).toMatchObject({
         status: 'stale',
         action: 'run',
-        reasons: ['code of @t/toy:lib changed'],
+        reasons: ['code of @t/toy:lib changed (in @t/toy)'],
       });
       expect(explained.filter((e) => e.action === 'keep').map((e) => e.id)).toEqual(['a', 'b', 'd']);
       expect(renderExplanation(explained)).toMatch(/3 kept, 1 to run, 0 to resume/);

@@ -8,7 +8,12 @@ import type { CodeRef } from '@dv/core';
 
 /** A stage file of this app (`src/reproduce/stages/<file>`) and what it imports inside the app. */
 export function stageFileCode(file: string): CodeRef {
-  return { package: '@dv/pipeline', entries: [`src/reproduce/stages/${file}`], dependencies: false };
+  return {
+    package: '@dv/pipeline',
+    label: `@dv/pipeline:${file}`,
+    entries: [`src/reproduce/stages/${file}`],
+    dependencies: false,
+  };
 }
 
 /**
@@ -18,6 +23,7 @@ export function stageFileCode(file: string): CodeRef {
  */
 export const PRETRAIN_CODE: CodeRef = {
   package: '@dv/train',
+  label: '@dv/train:mlm',
   entries: [
     'src/mlm/pretrain-mlm.ts',
     'src/export/onnx/export-onnx.ts',

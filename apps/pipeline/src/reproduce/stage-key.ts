@@ -23,7 +23,7 @@ export interface StageKeyInput {
 
 export interface StageKey extends CacheKey {
   /** Code label -> what its digest covers. */
-  code: Record<string, { digest: string; files: number; scope: string[] }>;
+  code: Record<string, { digest: string; files: number; scope: string[]; parts: Record<string, string> }>;
 }
 
 export function stageKey(input: StageKeyInput): StageKey {
@@ -40,7 +40,7 @@ export function stageKey(input: StageKeyInput): StageKey {
     code: Object.fromEntries(
       Object.entries(digests).map(([label, d]) => [
         label,
-        { digest: d.digest, files: d.files, scope: d.folders },
+        { digest: d.digest, files: d.files, scope: d.folders, parts: d.parts },
       ]),
     ),
   };

@@ -92,7 +92,16 @@ export const StageRecord = z.object({
   parts: CacheKeyParts.optional(),
   /** Code label -> files hashed and the scope (for `--explain` and the report). */
   code: z
-    .record(z.string(), z.object({ digest: z.string(), files: z.number().int(), scope: z.array(z.string()) }))
+    .record(
+      z.string(),
+      z.object({
+        digest: z.string(),
+        files: z.number().int(),
+        scope: z.array(z.string()),
+        /** Package -> digest of its own files, for it and each workspace dependency counted. */
+        parts: z.record(z.string(), z.string()).optional(),
+      }),
+    )
     .optional(),
   /** The checkout the stage ran in (git commit and dirty flag; null outside a git checkout). */
   provenance: z.object({ commit: z.string().nullable(), dirty: z.boolean().nullable() }).optional(),

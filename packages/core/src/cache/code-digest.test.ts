@@ -70,8 +70,14 @@ describe('codeDigest', () => {
     };
     write(join(lib, 'src', 'loop', 'step.ts'), 'export const step = (x: number) => x + 2;\n');
     seen.add(again());
+    const partsBefore = codeDigest({ package: '@t/lib' }, from).parts;
+    expect(Object.keys(partsBefore).sort()).toEqual(['@t/base', '@t/lib']);
     write(join(base, 'src', 'index.ts'), 'export const b = 2;\n');
     seen.add(again());
+    // the parts say where: @t/base's own part changed, @t/lib's did not
+    const partsAfter = codeDigest({ package: '@t/lib' }, from).parts;
+    expect(partsAfter['@t/base']).not.toBe(partsBefore['@t/base']);
+    expect(partsAfter['@t/lib']).toBe(partsBefore['@t/lib']);
     write(
       join(root, 'node_modules', 'dep', 'package.json'),
       JSON.stringify({ name: 'dep', version: '2.4.0' }),

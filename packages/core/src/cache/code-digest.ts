@@ -35,6 +35,11 @@ export interface CodeDigest {
   digest: string;
   /** Number of files hashed in the package's own part. */
   files: number;
+  /**
+   * Package name -> the digest of its own part (files and third-party versions), for this
+   * package and each workspace dependency counted: says *where* a changed digest changed.
+   */
+  parts: Record<string, string>;
 }
 
 /**
@@ -48,6 +53,8 @@ export interface CodeRef {
   package: string;
   /** The package's folder, where it is not resolvable by name (a plugin's, a test's own). */
   root?: string;
+  /** A short name for the ref in keys and messages (default: the package and its narrowing). */
+  label?: string;
   folders?: readonly string[];
   entries?: readonly string[];
   dependencies?: boolean;
@@ -175,6 +182,7 @@ function digestRoot(root: string, ref: Omit<CodeRef, 'package'>, visiting: Set<s
   const files = paths.map((p) => ({ path: p, sha256: hashBytes(join(root, p)) }));
   const deps: Record<string, string> = {};
   const workspace: Record<string, string> = {};
+  const parts: Record<string, string> = {};
   const next = new Set(visiting).add(root);
   for (const [name, spec] of Object.entries(pj.dependencies ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const depRoot = resolvePackageRoot(name, root);
@@ -184,15 +192,19 @@ function digestRoot(root: string, ref: Omit<CodeRef, 'package'>, visiting: Set<s
     }
     if (name.startsWith('@dv/') || spec.startsWith('workspace:')) {
       if (!withDeps || next.has(depRoot)) continue; // left out, or a cycle: counts once
-      workspace[name] = digestRoot(depRoot, {}, next).digest;
+      const d = digestRoot(depRoot, {}, next);
+      workspace[name] = d.digest;
+      Object.assign(parts, d.parts);
     } else deps[name] = readPackageJson(depRoot).version;
   }
+  parts[pj.name] = contentHash({ files, deps });
   const result: CodeDigest = {
     name: pj.name,
     version: pj.version,
     folders: scope,
     digest: contentHash({ name: pj.name, version: pj.version, files, deps, workspace, withDeps }),
     files: files.length,
+    parts,
   };
   memo.set(memoKey, result);
   return result;
@@ -221,6 +233,7 @@ export function codeDigest(ref: CodeRef, fromUrl: string): CodeDigest {
 
 /** A ref's label in a key's `code` part: the package, and its narrowing when there is one. */
 export function codeRefLabel(ref: CodeRef): string {
+  if (ref.label) return ref.label;
   const narrow = [...(ref.folders ?? []), ...(ref.entries ?? [])];
   return narrow.length ? `${ref.package}:${narrow.join(',')}` : ref.package;
 }
