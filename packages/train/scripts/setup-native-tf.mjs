@@ -55,9 +55,13 @@ const secs = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
 
 class SetupSkipped extends Error {}
 
+// the one dv cache place, as @dv/core's dvCacheDir (io/cache-dir.ts) computes it: this script
+// runs at install time, before the workspace's TypeScript can be loaded
 function cacheDir() {
   const base =
-    process.env.DV_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'dv');
+    process.env.DV_CACHE ||
+    process.env.DV_CACHE_DIR ||
+    join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'dv');
   return join(base, PLAN.cacheName);
 }
 

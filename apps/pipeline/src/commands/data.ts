@@ -1,6 +1,6 @@
 /** `dv data ...`: the mini world and dataset loaders (@dv/data). */
 import { join, resolve } from 'node:path';
-import { DataError, type InstructedSet, prepareOutputDir, unsafePathReason } from '@dv/core';
+import { DataError, guardOutputDir, type InstructedSet, prepareOutputDir, unsafePathReason } from '@dv/core';
 import {
   buildMiniWorld,
   downloadDataset,
@@ -240,7 +240,10 @@ $HF_HOME/hub, else ~/.cache/huggingface/hub; shared with Python's huggingface_hu
       throw new UsageError(`--revision ${JSON.stringify(revision)} ${unsafePathReason(revision, 'path')}`);
     const include = Array.isArray(ctx.values.include) ? (ctx.values.include as string[]) : undefined;
     const common = {
-      ...(typeof ctx.values.cache === 'string' ? { cacheDir: ctx.values.cache } : {}),
+      // the one output-folder guard (kernel file systems, a file as --cache: issue 25)
+      ...(typeof ctx.values.cache === 'string'
+        ? { cacheDir: guardOutputDir(ctx.values.cache, { flag: '--cache' }) }
+        : {}),
       ...(ctx.values.offline === true ? { offline: true } : {}),
       ...(include ? { include } : {}),
       onProgress: (path: string, got: number, total: number) => {

@@ -12,6 +12,7 @@ import {
   encodeCorpusShard,
   PrecomputedDocumentsEncoder,
   parseShardSpec,
+  shardStem,
   precisionProviderNote,
   type Ranker,
   readEmbeddingShards,
@@ -24,6 +25,7 @@ import {
   requireString,
   UsageError,
 } from '../cli-kit.js';
+import { lockOutputFolder } from '../output-folder.js';
 import { formatterFrom, formatterOptions } from './formatter-options.js';
 
 const POSITIVE_INT = { integer: true, positive: true } as const;
@@ -99,63 +101,72 @@ Use the same --precision for 'dv eval run --embeddings', so queries and document
     const batchSize = positiveInt(ctx, 'batch-size') ?? 32;
     const threads = positiveInt(ctx, 'threads');
     const precision = precisionFrom(ctx, spec);
-    let providers: string[] | undefined;
-    if (spec.startsWith('onnx:')) {
-      let choice: ReturnType<typeof detectOrtProviders>;
+    // the one output-folder guard, then one writer per shard of the folder (issue 25)
+    const lock = lockOutputFolder(out, `dv eval encode --shard ${shard.index}/${shard.count} --out ${out}`, {
+      part: `shard-${shardStem(shard)}`,
+    });
+    try {
+      let providers: string[] | undefined;
+      if (spec.startsWith('onnx:')) {
+        let choice: ReturnType<typeof detectOrtProviders>;
+        try {
+          choice = detectOrtProviders(process.env);
+        } catch (err) {
+          throw new UsageError((err as Error).message);
+        }
+        ctx.stderr.write(`${choice.message}\n`);
+        const note = precision && precisionProviderNote(precision, choice.providers);
+        if (note) ctx.stderr.write(`${note}\n`);
+        providers = choice.providers;
+      }
+      let ranker: Ranker;
       try {
-        choice = detectOrtProviders(process.env);
+        ranker = await createRanker(spec, {
+          env: process.env,
+          formatter: formatterFrom(ctx),
+          ortProviders: providers,
+          batchSize,
+          threads,
+          precision,
+        });
       } catch (err) {
+        if (err instanceof DataError) throw err;
         throw new UsageError((err as Error).message);
       }
-      ctx.stderr.write(`${choice.message}\n`);
-      const note = precision && precisionProviderNote(precision, choice.providers);
-      if (note) ctx.stderr.write(`${note}\n`);
-      providers = choice.providers;
-    }
-    let ranker: Ranker;
-    try {
-      ranker = await createRanker(spec, {
-        env: process.env,
-        formatter: formatterFrom(ctx),
-        ortProviders: providers,
+      if (!(ranker instanceof DenseRanker))
+        throw new UsageError(`--model ${spec} is not a dense encoder; nothing to encode`);
+      let progress: ReturnType<typeof createProgress> | null = null;
+      const r = await encodeCorpusShard({
+        encoder: ranker.encoder,
+        corpus,
+        shard,
+        out,
         batchSize,
-        threads,
-        precision,
+        command: process.argv.slice(2),
+        onProgress: (done, total) => {
+          progress ??= createProgress({
+            label: `encode shard ${shard.index}/${shard.count}`,
+            total,
+            unit: 'texts',
+          });
+          progress.update(done);
+        },
       });
-    } catch (err) {
-      if (err instanceof DataError) throw err;
-      throw new UsageError((err as Error).message);
+      (progress as ReturnType<typeof createProgress> | null)?.done();
+      await ranker.encoder.close?.();
+      const i = r.info;
+      if (r.reencoded) ctx.stderr.write(`note: ${r.reencoded}; the shard was not finished, encoded it again\n`);
+      const what = r.skipped
+        ? 'already complete, nothing encoded'
+        : `encoded in ${r.seconds.toFixed(1)} s${r.resumedRows > 0 ? ` (resumed: ${r.resumedRows} rows from an interrupted run)` : ''}`;
+      ctx.stderr.write(
+        `shard ${shard.index}/${shard.count}: rows ${i.start}-${i.end} of ${i.total} (dim ${i.dim}), ${what}\n` +
+          `wrote ${i.files.embeddings}, ${i.files.ids} and ${r.manifest} in ${out}\n`,
+      );
+      return 0;
+    } finally {
+      lock.release();
     }
-    if (!(ranker instanceof DenseRanker))
-      throw new UsageError(`--model ${spec} is not a dense encoder; nothing to encode`);
-    let progress: ReturnType<typeof createProgress> | null = null;
-    const r = await encodeCorpusShard({
-      encoder: ranker.encoder,
-      corpus,
-      shard,
-      out,
-      batchSize,
-      command: process.argv.slice(2),
-      onProgress: (done, total) => {
-        progress ??= createProgress({
-          label: `encode shard ${shard.index}/${shard.count}`,
-          total,
-          unit: 'texts',
-        });
-        progress.update(done);
-      },
-    });
-    (progress as ReturnType<typeof createProgress> | null)?.done();
-    await ranker.encoder.close?.();
-    const i = r.info;
-    const what = r.skipped
-      ? 'already complete, nothing encoded'
-      : `encoded in ${r.seconds.toFixed(1)} s${r.resumedRows > 0 ? ` (resumed: ${r.resumedRows} rows from an interrupted run)` : ''}`;
-    ctx.stderr.write(
-      `shard ${shard.index}/${shard.count}: rows ${i.start}-${i.end} of ${i.total} (dim ${i.dim}), ${what}\n` +
-        `wrote ${i.files.embeddings}, ${i.files.ids} and ${r.manifest} in ${out}\n`,
-    );
-    return 0;
   },
 };
 

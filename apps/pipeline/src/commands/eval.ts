@@ -9,6 +9,8 @@ import { resolve } from 'node:path';
 import {
   createProgress,
   DataError,
+  dvCacheDir,
+  guardOutputDir,
   type InstructedSet,
   prepareOutputDir,
   readQrels,
@@ -203,9 +205,9 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
     'top-k': { type: 'string', description: "retrieval depth (default: the benchmark's)", valueName: 'K' },
     'cache-dir': {
       type: 'string',
-      description: 'corpus-embedding cache',
+      description:
+        'corpus-embedding cache (default: $DV_CACHE, else $XDG_CACHE_HOME/dv, else ~/.cache/dv; /embeddings)',
       valueName: 'DIR',
-      default: '.cache/embeddings',
     },
     ...precisionOption,
     ...formatterOptions,
@@ -263,7 +265,12 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
     let ranker: Awaited<ReturnType<typeof createRanker>>;
     try {
       ranker = await createRanker(spec, {
-        cache: new EmbeddingCache(resolve(String(ctx.values['cache-dir']))),
+        // one documented cache place, never the working directory (issue 25)
+        cache: new EmbeddingCache(
+          typeof ctx.values['cache-dir'] === 'string'
+            ? guardOutputDir(ctx.values['cache-dir'], { flag: '--cache-dir' })
+            : dvCacheDir(process.env, 'embeddings'),
+        ),
         env: process.env,
         onEncode: (kind, done, total) => {
           if (!encoding || encodingTotal !== total || done <= encodingDone) {

@@ -26,6 +26,7 @@ import {
   stringOption,
   UsageError,
 } from '../cli-kit.js';
+import { lockOutputFolder } from '../output-folder.js';
 
 const EXIT_PARTIAL = 3;
 const EXIT_INTERRUPTED = 130;
@@ -148,6 +149,8 @@ Exit codes: 0 all recorded, 1 bad data, 2 bad usage, 3 seeds still pending, 130 
     const judge =
       config.verify && config.judge ? createJudge(config.judge, config.judgeThreshold) : undefined;
 
+    // the one output-folder guard, then one writer per folder (issue 25); released below
+    const lock = lockOutputFolder(outDir, `dv synth batch --out ${outDir}`);
     const abort = new AbortController();
     const onSigint = () => abort.abort(new Error('interrupted'));
     process.once('SIGINT', onSigint);
@@ -226,6 +229,7 @@ Exit codes: 0 all recorded, 1 bad data, 2 bad usage, 3 seeds still pending, 130 
       throw err;
     } finally {
       process.off('SIGINT', onSigint);
+      lock.release();
     }
   },
 };

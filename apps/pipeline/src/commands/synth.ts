@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import {
   DataMix,
   DEFAULT_SEED,
+  guardOutputDir,
   type PresetName,
   prepareOutputDir,
   presets,
@@ -48,6 +49,7 @@ import {
   UsageError,
   urlListOption,
 } from '../cli-kit.js';
+import { lockOutputFolder } from '../output-folder.js';
 import { batchCommand } from './synth-batch.js';
 
 /** Exit code of a run the cost cap stopped: outputs are consistent but seeds remain pending. */
@@ -218,9 +220,10 @@ const mergeCommand: Command = {
   },
   async run(ctx) {
     if (ctx.positionals.length === 0) throw new UsageError('give the shard folders to merge');
+    const seedsPath = requireString(ctx, 'seeds');
     const s = await mergeShards({
-      seedsPath: requireString(ctx, 'seeds'),
-      outDir: requireString(ctx, 'out'),
+      seedsPath,
+      outDir: guardOutputDir(requireString(ctx, 'out')),
       shardDirs: ctx.positionals,
       command: ['dv', 'synth', 'merge', ...process.argv.slice(4)],
     });
@@ -476,35 +479,41 @@ reached (3 connection failures in a row stop the run); 2 bad usage; 3 partial: s
         parsed.error.issues.map((i) => `${flagOf(configField(i.path))}: ${i.message}`).join('; '),
       );
     const config = parsed.data;
-    const verbose = Boolean(process.env.DV_SYNTH_VERBOSE);
-    let run: SynthesisRun;
+    // the one output-folder guard, then one writer per folder (issue 25); released below
+    const lock = lockOutputFolder(config.outDir, `dv synth --out ${config.outDir}`);
     try {
-      run = await createSynthesisRun(config, {
-        onEvent: (e) => {
-          if (e.type === 'start')
-            ctx.stderr.write(
-              `synth: backend ${e.backend}, model ${e.model}, template ${e.template.id}@${e.template.version}, judge ${e.judge ?? 'none'}${e.shard ? `, shard ${e.shard.index}/${e.shard.count}` : ''}\n`,
-            );
-          else if (verbose)
-            ctx.stderr.write(
-              `retry ${e.attempt} (${e.reason}) in ${Math.round(e.delayMs)} ms via ${e.endpoint}\n`,
-            );
-        },
-        command: ['dv', 'synth', ...process.argv.slice(3)],
-      });
-    } catch (err) {
-      if (err instanceof SynthesisConfigError) throw new UsageError(err.describe(flagOf));
-      throw err;
+      const verbose = Boolean(process.env.DV_SYNTH_VERBOSE);
+      let run: SynthesisRun;
+      try {
+        run = await createSynthesisRun(config, {
+          onEvent: (e) => {
+            if (e.type === 'start')
+              ctx.stderr.write(
+                `synth: backend ${e.backend}, model ${e.model}, template ${e.template.id}@${e.template.version}, judge ${e.judge ?? 'none'}${e.shard ? `, shard ${e.shard.index}/${e.shard.count}` : ''}\n`,
+              );
+            else if (verbose)
+              ctx.stderr.write(
+                `retry ${e.attempt} (${e.reason}) in ${Math.round(e.delayMs)} ms via ${e.endpoint}\n`,
+              );
+          },
+          command: ['dv', 'synth', ...process.argv.slice(3)],
+        });
+      } catch (err) {
+        if (err instanceof SynthesisConfigError) throw new UsageError(err.describe(flagOf));
+        throw err;
+      }
+      const result = await run.run();
+      if (result.kind === 'exported') {
+        ctx.stdout.write(
+          `batch-export: ${result.requests} requests (${result.skipped} seeds already recorded or without a negative) -> ${result.files.join(', ')}\n` +
+            `Run them with the OpenAI Batch API or vLLM's run_batch, then: dv synth --backend batch-import --batch-output OUTPUT.jsonl --seeds ${config.seedsPath} --out ${config.outDir} --model ${config.synthesis.model}\n`,
+        );
+        return 0;
+      }
+      ctx.stdout.write(formatSummary(result.summary));
+      return reportOutcome(result.summary, config, result.batch, ctx.stdout, ctx.stderr);
+    } finally {
+      lock.release();
     }
-    const result = await run.run();
-    if (result.kind === 'exported') {
-      ctx.stdout.write(
-        `batch-export: ${result.requests} requests (${result.skipped} seeds already recorded or without a negative) -> ${result.files.join(', ')}\n` +
-          `Run them with the OpenAI Batch API or vLLM's run_batch, then: dv synth --backend batch-import --batch-output OUTPUT.jsonl --seeds ${config.seedsPath} --out ${config.outDir} --model ${config.synthesis.model}\n`,
-      );
-      return 0;
-    }
-    ctx.stdout.write(formatSummary(result.summary));
-    return reportOutcome(result.summary, config, result.batch, ctx.stdout, ctx.stderr);
   },
 };

@@ -5,6 +5,7 @@
  * resolved as `dv train run` resolves it (preset, --config, flags).
  */
 import { existsSync } from 'node:fs';
+import { guardOutputDir } from '@dv/core';
 import { type Command, requireString, UsageError } from '../cli-kit.js';
 import { trainRunConfig } from './train.js';
 
@@ -63,6 +64,7 @@ from 'dv train run', and a manifest.json. The config: --preset (mini), then --co
     const init = requireString(ctx, 'init');
     const out = requireString(ctx, 'out');
     if (!existsSync(mix)) throw new UsageError(`--mix ${mix} does not exist`);
+    guardOutputDir(out); // the /proc hang, a file as --out (issue 25)
     const nproc = Number(ctx.values.nproc);
     if (!Number.isInteger(nproc) || nproc < 1)
       throw new UsageError(`--nproc must be a positive integer, got '${String(ctx.values.nproc)}'`);

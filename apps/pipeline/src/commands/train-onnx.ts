@@ -3,7 +3,7 @@
  * (`onnx/model.onnx`) or int8 (`onnx/model_qint8.onnx`), for `onnx:DIR` models in `dv eval`.
  * Thin over @dv/train `exportFolderOnnx`.
  */
-import { OnnxPrecision, Pooling } from '@dv/core';
+import { guardOutputDir, OnnxPrecision, Pooling } from '@dv/core';
 import { type Command, enumOption, requireString } from '../cli-kit.js';
 
 export const trainOnnxCommand: Command = {
@@ -37,6 +37,7 @@ replaced only with --force.`,
   },
   async run(ctx) {
     const dir = requireString(ctx, 'model');
+    guardOutputDir(dir, { flag: '--model', create: false }); // it writes DIR/onnx/ (issue 25)
     const precision = enumOption(ctx, 'precision', OnnxPrecision.options) ?? 'fp32';
     const pooling = enumOption(ctx, 'pooling', Pooling.options);
     const { exportFolderOnnx } = await import('@dv/train');

@@ -2,11 +2,12 @@
  * `pnpm reproduce` as a library call: resolve the config (profile, --quick, --config FILE,
  * --seeds, --backbones), check the paper profile's prerequisites, build the stage DAG and run
  * it in the run folder, then write `run.json` (the resolved config, each stage's status and wall
- * time, the invocation's wall time) beside `stages/`.
+ * time, the invocation's wall time) beside `stages/`. The run folder goes through the one
+ * output-folder guard and is locked for the whole run (`.dv-lock`: one writer per folder;
+ * `--explain` reads without the lock).
  */
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { writeJsonAtomic } from '@dv/core';
+import { acquireOutputLock, guardOutputDir, writeJsonAtomic } from '@dv/core';
 import { explainDag, type StageExplanation } from './explain-dag.js';
 import { checkPaperPrerequisites, PrerequisitesMissing } from './paper-prerequisites.js';
 import { type ReproduceConfig, resolveReproduceConfig } from './reproduce-config.js';
@@ -89,6 +90,8 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
   const profile = o.profile ?? 'mini';
   const config = resolveConfigOf(o);
   const outDir = resolve(o.out ?? defaultRunDir(profile, Boolean(o.quick)));
+  // the one output-folder guard (kernel file systems, a file as --out: issue 25)
+  guardOutputDir(outDir);
   let stages: StageSpec[];
   let scaleOut = false;
   if (profile === 'paper') {
@@ -98,58 +101,63 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
     stages = built.stages;
     scaleOut = built.scaleOut;
   } else stages = buildMiniStages(config);
-  mkdirSync(outDir, { recursive: true });
-  await writeJsonAtomic(join(outDir, 'config.json'), config);
-  const dag = await runDag({
-    runDir: outDir,
-    stages,
-    ...(o.from ? { from: o.from } : {}),
-    ...(o.only ? { only: o.only } : {}),
-    ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.stream ? { stream: o.stream } : {}),
-    ...(o.command ? { command: o.command } : {}),
-  });
-  const wallSeconds = (performance.now() - started) / 1000;
-  await writeJsonAtomic(join(outDir, 'run.json'), {
-    profile,
-    variant: config.variant,
-    command: o.command ?? null,
-    finishedAt: new Date().toISOString(),
-    wallSeconds,
-    stages: dag.runs.map((r) => ({
-      id: r.id,
-      status: r.status,
-      seconds: r.record?.seconds ?? null,
-      thisRun: r.seconds,
-    })),
-  });
-  const reportDir = stageDir(outDir, 'report');
-  const report = dag.records.has('report')
-    ? {
-        markdown: join(reportDir, REPORT_FILES.markdown),
-        html: join(reportDir, REPORT_FILES.html),
-        results: join(reportDir, REPORT_FILES.results),
-      }
-    : null;
-  if (!scaleOut) return { outDir, config, dag, wallSeconds, report };
-  const launchScripts = dag.runs
-    .filter((r) => r.record?.group === 'train' && typeof r.record.summary.launchScript === 'string')
-    .map((r) => join(stageDir(outDir, r.id), String(r.record!.summary.launchScript)));
-  const engine = config.paper?.scaleOut?.engine ?? 'sentence-transformers';
-  return {
-    outDir,
-    config,
-    dag,
-    wallSeconds,
-    report,
-    scaleOut: {
-      launchScripts,
-      instructions: [
-        `training is handed to ${engine} (paper.compute = scale-out): ${launchScripts.length} exports, one per backbone x mix x seed`,
-        ...launchScripts.map((p) => `  bash ${p}`),
-        'each export folder has a README.md (what differs from dv train run) and the launch line in launch.sh;',
-        'evaluate the trained models with `dv eval run --model tfjs:DIR --benchmark followir|infosearch|mair`, or set paper.compute to "gpu" to train and evaluate here',
-      ],
-    },
-  };
+  // one reproduction per run folder: a second exits 1 at once naming this PID (released below)
+  const lock = acquireOutputLock(outDir, { command: `dv reproduce --out ${outDir}` });
+  try {
+    await writeJsonAtomic(join(outDir, 'config.json'), config);
+    const dag = await runDag({
+      runDir: outDir,
+      stages,
+      ...(o.from ? { from: o.from } : {}),
+      ...(o.only ? { only: o.only } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.stream ? { stream: o.stream } : {}),
+      ...(o.command ? { command: o.command } : {}),
+    });
+    const wallSeconds = (performance.now() - started) / 1000;
+    await writeJsonAtomic(join(outDir, 'run.json'), {
+      profile,
+      variant: config.variant,
+      command: o.command ?? null,
+      finishedAt: new Date().toISOString(),
+      wallSeconds,
+      stages: dag.runs.map((r) => ({
+        id: r.id,
+        status: r.status,
+        seconds: r.record?.seconds ?? null,
+        thisRun: r.seconds,
+      })),
+    });
+    const reportDir = stageDir(outDir, 'report');
+    const report = dag.records.has('report')
+      ? {
+          markdown: join(reportDir, REPORT_FILES.markdown),
+          html: join(reportDir, REPORT_FILES.html),
+          results: join(reportDir, REPORT_FILES.results),
+        }
+      : null;
+    if (!scaleOut) return { outDir, config, dag, wallSeconds, report };
+    const launchScripts = dag.runs
+      .filter((r) => r.record?.group === 'train' && typeof r.record.summary.launchScript === 'string')
+      .map((r) => join(stageDir(outDir, r.id), String(r.record!.summary.launchScript)));
+    const engine = config.paper?.scaleOut?.engine ?? 'sentence-transformers';
+    return {
+      outDir,
+      config,
+      dag,
+      wallSeconds,
+      report,
+      scaleOut: {
+        launchScripts,
+        instructions: [
+          `training is handed to ${engine} (paper.compute = scale-out): ${launchScripts.length} exports, one per backbone x mix x seed`,
+          ...launchScripts.map((p) => `  bash ${p}`),
+          'each export folder has a README.md (what differs from dv train run) and the launch line in launch.sh;',
+          'evaluate the trained models with `dv eval run --model tfjs:DIR --benchmark followir|infosearch|mair`, or set paper.compute to "gpu" to train and evaluate here',
+        ],
+      },
+    };
+  } finally {
+    lock.release();
+  }
 }

@@ -121,6 +121,7 @@ describe('dvCacheDir', () => {
   it('DV_CACHE, else $XDG_CACHE_HOME/dv, else ~/.cache/dv; never the working directory', () => {
     expect(dvCacheDir({ DV_CACHE: '/c/dv', XDG_CACHE_HOME: '/x' }, 'embeddings')).toBe('/c/dv/embeddings');
     expect(dvCacheDir({ XDG_CACHE_HOME: '/x' })).toBe('/x/dv');
+    expect(dvCacheDir({ DV_CACHE_DIR: '/old', XDG_CACHE_HOME: '/x' })).toBe('/old');
     expect(dvCacheDir({ HOME: process.env.HOME })).toMatch(/\/\.cache\/dv$/);
     expect(dvCacheDir({ DV_CACHE: 'rel' })).toBe(join(process.cwd(), 'rel'));
   });

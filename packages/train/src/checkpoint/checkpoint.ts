@@ -31,7 +31,14 @@ import {
   rmSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { createRng, DataError, describeZodIssues, type Rng, writeJsonAtomic } from '@dv/core';
+import {
+  assertSafeOutputPath,
+  createRng,
+  DataError,
+  describeZodIssues,
+  type Rng,
+  writeJsonAtomic,
+} from '@dv/core';
 import { z } from 'zod';
 import { tf } from '../backend/tf.js';
 import { TransformerEncoder } from '../encoders/transformer-encoder.js';
@@ -140,6 +147,8 @@ function f32(t: tf.Tensor): SafetensorsTensorInput {
 /** Writes a checkpoint folder atomically (replacing one that exists). */
 export async function saveCheckpoint(dir: string, input: CheckpointInput): Promise<void> {
   const parent = dirname(dir);
+  // a `checkpoints` link planted in an output folder is refused, never written through (issue 25)
+  assertSafeOutputPath(parent);
   mkdirSync(parent, { recursive: true });
   const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(tmp);

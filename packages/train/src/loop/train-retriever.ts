@@ -28,7 +28,17 @@
  * returns its summary without training; a different config or data in the same folder is an
  * error.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import {
   contentHash,
@@ -272,7 +282,17 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
     formatter,
   };
   const stream = batchesFrom(data, config, cursor);
-  const log = (record: Record<string, unknown>) => appendFileSync(metricsPath, `${JSON.stringify(record)}\n`);
+  // O_NOFOLLOW: a metrics.jsonl link planted in the run folder is refused (ELOOP), never
+  // appended through (issue 25)
+  const appendFlags = constants.O_APPEND | constants.O_CREAT | constants.O_WRONLY | constants.O_NOFOLLOW;
+  const log = (record: Record<string, unknown>) => {
+    const fd = openSync(metricsPath, appendFlags, 0o666);
+    try {
+      writeSync(fd, `${JSON.stringify(record)}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  };
   const checkpoint = async () => {
     const path = checkpointDir(ckptRoot, step);
     await saveCheckpoint(path, {
