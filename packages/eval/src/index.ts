@@ -100,7 +100,12 @@ export { paperTable, paperTableColumns } from './runners/paper-table.js';
 export { type RankModesOptions, rankModes } from './runners/rank-modes.js';
 export { type BenchmarkSummary, type RunBenchmarkOptions, runBenchmark } from './runners/run-benchmark.js';
 // search
-export { type CacheStats, EmbeddingCache, embeddingCacheKey } from './search/embedding-cache.js';
+export {
+  type CacheStats,
+  EmbeddingCache,
+  type EmbeddingCacheOptions,
+  embeddingCacheKey,
+} from './search/embedding-cache.js';
 export {
   type ExactTopKOptions,
   exactTopK,

@@ -270,6 +270,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
           typeof ctx.values['cache-dir'] === 'string'
             ? guardOutputDir(ctx.values['cache-dir'], { flag: '--cache-dir' })
             : dvCacheDir(process.env, 'embeddings'),
+          { onNote: (line) => ctx.stderr.write(`note: ${line}\n`) },
         ),
         env: process.env,
         onEncode: (kind, done, total) => {

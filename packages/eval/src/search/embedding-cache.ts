@@ -3,7 +3,11 @@
  * (name, dim, settings, formatter settings) and every formatted text in order. The same
  * corpus under the same model and prompts is encoded once; any change to a text, a prompt or
  * the model gives a new key. Files: `<dir>/<key>.f32` (row-major little-endian float32) and
- * `<key>.json` (rows, dim, encoder name), both written atomically.
+ * `<key>.json` (rows, dim, encoder name, sha256 of the `.f32`), both written atomically.
+ * An entry is used only when it is whole and sane: the right size for rows x dim, the sha256
+ * its sidecar recorded, and every value finite. Anything else (a truncated file, a NaN written
+ * by hand or by a crashed writer: issue 25, where a NaN turned p-MRR 0.5 into 0.0 without a
+ * word) is a miss that is encoded again and replaced, with a note naming the file.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -37,32 +41,77 @@ export function embeddingCacheKey(
 export interface CacheStats {
   hits: number;
   misses: number;
+  /** Entries found but not used (wrong size or digest, non-finite values): encoded again. */
+  rejected: number;
+}
+
+export interface EmbeddingCacheOptions {
+  /** Told why an entry was not used (one line naming the file). */
+  onNote?: (line: string) => void;
+}
+
+/** Why a cached matrix cannot be used, or null when it is whole and finite. */
+export function cachedMatrixProblem(
+  buf: Uint8Array,
+  rows: number,
+  dim: number,
+  recorded?: { sha256?: unknown; dim?: unknown },
+): string | null {
+  if (buf.byteLength !== rows * dim * 4)
+    return `${buf.byteLength} bytes, expected ${rows * dim * 4} (${rows} rows x dim ${dim})`;
+  if (recorded?.dim !== undefined && recorded.dim !== dim)
+    return `recorded dim ${String(recorded.dim)}, the encoder's is ${dim}`;
+  if (typeof recorded?.sha256 === 'string') {
+    const got = createHash('sha256').update(buf).digest('hex');
+    if (got !== recorded.sha256)
+      return `sha256 ${got.slice(0, 12)} differs from the recorded ${recorded.sha256.slice(0, 12)}`;
+  }
+  const m = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+  for (let i = 0; i < m.length; i++)
+    if (!Number.isFinite(m[i]!)) return `row ${Math.floor(i / dim)} holds a non-finite value (${m[i]})`;
+  return null;
 }
 
 export class EmbeddingCache {
-  readonly stats: CacheStats = { hits: 0, misses: 0 };
-  constructor(readonly dir: string) {}
+  readonly stats: CacheStats = { hits: 0, misses: 0, rejected: 0 };
+  constructor(
+    readonly dir: string,
+    private readonly options: EmbeddingCacheOptions = {},
+  ) {}
 
   /** Document embeddings of `texts` under `encoder`, from the cache or encoded and stored. */
   async documents(encoder: Encoder, texts: readonly string[]): Promise<Float32Array> {
     const key = embeddingCacheKey(encoder, 'document', texts);
     const bin = join(this.dir, `${key}.f32`);
+    const sidecar = join(this.dir, `${key}.json`);
     if (existsSync(bin)) {
       const buf = readFileSync(bin);
-      if (buf.byteLength === texts.length * encoder.dim * 4) {
+      let recorded: { sha256?: unknown; dim?: unknown } | undefined;
+      let problem: string | null = null;
+      try {
+        recorded = existsSync(sidecar) ? JSON.parse(readFileSync(sidecar, 'utf8')) : undefined;
+      } catch {
+        problem = `its sidecar ${sidecar} is not JSON`;
+      }
+      problem ??= cachedMatrixProblem(buf, texts.length, encoder.dim, recorded);
+      if (problem === null) {
         this.stats.hits++;
         const out = new Float32Array(texts.length * encoder.dim);
         new Uint8Array(out.buffer).set(buf);
         return out;
       }
+      this.stats.rejected++;
+      this.options.onNote?.(`embedding cache ${bin}: ${problem}; not used, encoding again`);
     }
     this.stats.misses++;
     const m = await encoder.encodeDocuments(texts);
-    writeBytesAtomic(bin, new Uint8Array(m.buffer, m.byteOffset, m.byteLength));
-    await writeJsonAtomic(join(this.dir, `${key}.json`), {
+    const bytes = new Uint8Array(m.buffer, m.byteOffset, m.byteLength);
+    writeBytesAtomic(bin, bytes);
+    await writeJsonAtomic(sidecar, {
       rows: texts.length,
       dim: encoder.dim,
       encoder: encoder.name,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
       createdAt: new Date().toISOString(),
     });
     return m;

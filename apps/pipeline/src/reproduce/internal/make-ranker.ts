@@ -18,6 +18,8 @@ export interface MakeRankerOptions {
   batchSize: number;
   runDir: string;
   onEncode?: (kind: string, done: number, total: number) => void;
+  /** Told when a cached entry was not used (a bad cache file, encoded again). */
+  onNote?: (line: string) => void;
 }
 
 export async function makeRanker(o: MakeRankerOptions): Promise<Ranker> {
@@ -27,6 +29,6 @@ export async function makeRanker(o: MakeRankerOptions): Promise<Ranker> {
     o.encoder === 'onnx' ? await OnnxEncoder.fromDir(o.dir, opts) : await TfjsEncoder.fromDir(o.dir, opts);
   return new DenseRanker(lengthSorted(encoder), {
     ...(o.onEncode ? { onEncode: o.onEncode } : {}),
-    cache: new EmbeddingCache(join(o.runDir, 'cache', 'embeddings')),
+    cache: new EmbeddingCache(join(o.runDir, 'cache', 'embeddings'), o.onNote ? { onNote: o.onNote } : {}),
   });
 }

@@ -84,6 +84,7 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
         maxLength: config.eval.maxLength,
         batchSize: config.eval.batchSize,
         runDir: ctx.runDir,
+        onNote: ctx.log,
         onEncode,
       });
       const summary: Record<string, unknown> = { model: model.id, ranker: ranker.name };

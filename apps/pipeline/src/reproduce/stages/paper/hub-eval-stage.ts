@@ -44,6 +44,7 @@ export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpe
         maxLength: config.eval.maxLength,
         batchSize: config.eval.batchSize,
         runDir: ctx.runDir,
+        onNote: ctx.log,
         onEncode: (_k, done, total) => {
           if (done !== total) return;
           encoded += total;
