@@ -252,6 +252,8 @@ function mlmConfigFrom(ctx: CommandContext, backbone: string): MlmConfig {
     const v = numberOption(ctx, flag, flag === 'mlm-seed' ? NUMBER_SPECS.seed : NUMBER_SPECS.int);
     if (v !== undefined) over[key] = v;
   }
+  const every = numberOption(ctx, 'mlm-checkpoint-every', NUMBER_SPECS.int);
+  if (every !== undefined) over.checkpoint = { everySteps: every };
   const parsed = MlmConfig.safeParse(merge(miniMlmPreset.config as unknown as Json, over));
   if (!parsed.success) throw new UsageError(`invalid MLM config: ${describeZodIssues(parsed.error.issues)}`);
   return parsed.data;
@@ -262,6 +264,7 @@ async function pretrainBackbone(
   ctx: CommandContext,
   backbone: string,
   onEvent: (e: import('@dv/train').TrainEvent) => void,
+  signal?: AbortSignal,
 ): Promise<{ exportDir: string; cached: boolean; finalLoss: number; steps: number; out: string }> {
   if (backbone !== 'mini-bert' && backbone !== 'mini-gte')
     throw new UsageError(
@@ -285,14 +288,14 @@ async function pretrainBackbone(
   });
   let r: Awaited<ReturnType<typeof train.pretrainMlm>>;
   try {
-    r = await train.pretrainMlm({ config, corpus, out, onEvent });
+    r = await train.pretrainMlm({ config, corpus, out, onEvent, ...(signal ? { signal } : {}) });
   } finally {
     lock.release();
   }
   ctx.stderr.write(
     r.cached
       ? `MLM backbone: cached ${r.exportDir} (${r.steps} steps, final loss ${r.finalLoss.toFixed(4)})\n`
-      : `MLM backbone: pretrained ${r.exportDir} (${r.steps} steps, final loss ${r.finalLoss.toFixed(4)})\n`,
+      : `MLM backbone: pretrained ${r.exportDir} (${r.steps} steps${r.resumedFrom !== undefined ? `, resumed from step ${r.resumedFrom}` : ''}, final loss ${r.finalLoss.toFixed(4)})\n`,
   );
   return r;
 }
@@ -315,6 +318,11 @@ const mlmOptions = {
   hidden: { type: 'string', description: 'MLM backbone hidden size (preset: 128)', valueName: 'N' },
   'vocab-size': { type: 'string', description: 'WordPiece vocabulary (preset: 8000)', valueName: 'N' },
   'mlm-seed': { type: 'string', description: 'MLM seed (preset: 13)', valueName: 'N' },
+  'mlm-checkpoint-every': {
+    type: 'string',
+    description: 'MLM steps between checkpoints (default 50)',
+    valueName: 'N',
+  },
 } as const;
 
 const mlmCommand: Command = {
@@ -326,7 +334,9 @@ const mlmCommand: Command = {
 world's corpus by default, with a WordPiece vocabulary trained on it. The run folder
 (<mlm-cache>/<backbone>-<digest>/ unless --mlm-out) holds metrics.jsonl (the loss curve),
 export/ (an HF folder to give 'dv train run --init'), mlm_head.safetensors, manifest.json and
-summary.json; the same config and corpus again is a cache hit and trains nothing.`,
+summary.json; the same config and corpus again is a cache hit and trains nothing. Checkpoints
+(checkpoints/, every --mlm-checkpoint-every steps and on Ctrl-C, which exits 130) let the same
+command resume an interrupted run (also after kill -9) on the same loss curve; it says so.`,
   options: {
     backbone: { type: 'string', description: 'mini-bert or mini-gte', default: 'mini-bert' },
     ...mlmOptions,
@@ -334,11 +344,27 @@ summary.json; the same config and corpus again is a cache hit and trains nothing
   async run(ctx) {
     const train = await import('@dv/train');
     const onEvent = train.renderTrainEvents(ctx.stderr as NodeJS.WritableStream & { isTTY?: boolean });
-    const r = await pretrainBackbone(ctx, (ctx.values.backbone as string) ?? 'mini-bert', onEvent);
-    ctx.stdout.write(
-      `${r.cached ? 'cached' : 'pretrained'}: ${r.exportDir}\n  loss curve: ${join(r.out, 'metrics.jsonl')}\n`,
-    );
-    return 0;
+    const controller = new AbortController();
+    // once: a second SIGINT ends the process at once (checkpoints are written atomically)
+    const onSigint = () => {
+      ctx.stderr.write('\nstopping after this step (checkpoint first); interrupt again to quit at once\n');
+      controller.abort(new Error('interrupted'));
+    };
+    process.once('SIGINT', onSigint);
+    try {
+      const backbone = (ctx.values.backbone as string) ?? 'mini-bert';
+      const r = await pretrainBackbone(ctx, backbone, onEvent, controller.signal);
+      ctx.stdout.write(
+        `${r.cached ? 'cached' : 'pretrained'}: ${r.exportDir}\n  loss curve: ${join(r.out, 'metrics.jsonl')}\n`,
+      );
+      return 0;
+    } catch (err) {
+      if (!controller.signal.aborted) throw err;
+      ctx.stderr.write('interrupted: the MLM checkpoint is kept; re-run the same command to resume\n');
+      return 130;
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
   },
 };
 
