@@ -184,6 +184,37 @@ describe('runDag', () => {
     expect(calls).toEqual(['a']);
   });
 
+  // issue 25: only sizes were compared, so a same-size corruption was reused as finished
+  it('an output changed in place (same size) or truncated makes its stage rerun, saying why', async () => {
+    const runDir = tmp();
+    const calls: string[] = [];
+    await runDag({ runDir, stages: toy(calls), stream: quiet() });
+    calls.length = 0;
+    const out = join(stageDir(runDir, 'b'), 'out.txt');
+    const good = readFileSync(out, 'utf8');
+    writeFileSync(out, good.replace('b(1)', 'b(2)'));
+    const log = new PassThrough();
+    let text = '';
+    log.on('data', (d) => {
+      text += String(d);
+    });
+    await runDag({ runDir, stages: toy(calls), stream: log });
+    // b wrote the same bytes again, so c (keyed on b's output digest) stays valid
+    expect(calls).toEqual(['b']);
+    expect(text).toMatch(
+      new RegExp(
+        `b: finished before, but ${out.replaceAll('.', '\\.')} changed since the stage finished \\(sha256 [0-9a-f]{12}, recorded [0-9a-f]{12}\\); running it again`,
+      ),
+    );
+    expect(readFileSync(out, 'utf8')).toBe(good);
+    writeFileSync(out, good.slice(0, 3));
+    calls.length = 0;
+    text = '';
+    await runDag({ runDir, stages: toy(calls), stream: log });
+    expect(calls).toEqual(['b']);
+    expect(text).toContain(`has 3 bytes, ${good.length} when the stage finished; running it again`);
+  });
+
   it('--from redoes a stage and everything downstream; --only just the stage', async () => {
     const runDir = tmp();
     const calls: string[] = [];

@@ -13,7 +13,18 @@
  * reuses what is upstream; `only` redoes just those stages and refuses to run when a dependency
  * has not finished.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -103,12 +114,41 @@ export function readStageRecord(dir: string): StageRecord | null {
   }
 }
 
+/**
+ * Why a finished stage's recorded outputs are not all there as recorded (missing, other size,
+ * other sha256), or null when they are. A same-size edit or corruption is caught by the sha256
+ * (issue 25: only sizes were compared). Hashing every output costs 0.11-0.16 s on a --quick run
+ * folder (15 stages, 486 outputs, 101 MB; measured on 2 cores, warm page cache), so roughly
+ * 1-1.5 s/GB at paper scale. Synchronous because `explainDag` (no work done) asks it too.
+ */
+export function outputsProblem(dir: string, record: StageRecord): string | null {
+  for (const o of record.outputs) {
+    const p = join(dir, o.path);
+    if (!existsSync(p)) return `${p} is missing`;
+    const size = statSync(p).size;
+    if (size !== o.bytes) return `${p} has ${size} bytes, ${o.bytes} when the stage finished`;
+    const sha = sha256OfFileSync(p);
+    if (sha !== o.sha256)
+      return `${p} changed since the stage finished (sha256 ${sha.slice(0, 12)}, recorded ${o.sha256.slice(0, 12)})`;
+  }
+  return null;
+}
+
 /** Whether a finished stage's recorded outputs are all still there as recorded. */
 export function outputsPresent(dir: string, record: StageRecord): boolean {
-  return record.outputs.every((o) => {
-    const p = join(dir, o.path);
-    return existsSync(p) && statSync(p).size === o.bytes;
-  });
+  return outputsProblem(dir, record) === null;
+}
+
+function sha256OfFileSync(path: string): string {
+  const h = createHash('sha256');
+  const buf = Buffer.allocUnsafe(1 << 20);
+  const fd = openSync(path, 'r');
+  try {
+    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) h.update(buf.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return h.digest('hex');
 }
 
 /** Stages in dependency order (stable: among ready stages, the given order). */
@@ -223,7 +263,8 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
     });
     const key = keyed.key;
     const existing = readStageRecord(dir);
-    const valid = existing !== null && existing.key === key && outputsPresent(dir, existing);
+    const damaged = existing !== null && existing.key === key ? outputsProblem(dir, existing) : null;
+    const valid = existing !== null && existing.key === key && damaged === null;
     if (skipped) {
       if (valid) records.set(spec.id, existing);
       runs.push({ id: spec.id, status: 'skipped', seconds: 0, ...(valid ? { record: existing } : {}) });
@@ -238,6 +279,7 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
       continue;
     }
 
+    if (damaged) say(`${tag}: finished before, but ${damaged}; running it again`);
     // Prepare the folder: keep a same-key partial run (the stage resumes), clear anything else.
     const keyPath = join(dir, KEY_FILE);
     const previousKey = existsSync(keyPath) ? readFileSync(keyPath, 'utf8').trim() : null;
