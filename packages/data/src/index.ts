@@ -47,9 +47,11 @@ export {
   MINI_BUILDER_VERSION,
   MINI_DATASET_NAME,
   MINI_FILES,
+  MINI_WORLD_CODE,
   type MiniWorldBuild,
   type MiniWorldBuilt,
   miniWorldCacheKey,
+  miniWorldCode,
 } from './mini/build-mini-world.js';
 export {
   type Constraint,

@@ -90,6 +90,29 @@ describe('buildMiniWorld: files, determinism, cache', () => {
 });
 
 describe('mini world contents', () => {
+  it('keyed by the builder code digest: a changed digest rebuilds, the same one is a hit (issue 25)', async () => {
+    const manifest = () => JSON.parse(readFileSync(join(a.dir, 'manifest.json'), 'utf8'));
+    const real = manifest().config.keyParts;
+    expect(real.kind).toBe('mini-world');
+    expect(Object.keys(real.code)).toEqual(['@dv/data:mini-world']);
+    expect(real.code['@dv/data:mini-world']).toMatch(/^[0-9a-f]{64}$/);
+    // the recorded digest is MINI_WORLD_CODE's (src/mini and the builder's imports)
+    const { codeDigest } = await import('@dv/core');
+    const { MINI_WORLD_CODE } = await import('./build-mini-world.js');
+    expect(codeDigest(MINI_WORLD_CODE, import.meta.url).digest).toBe(real.code['@dv/data:mini-world']);
+    const dir = tmpDir('mini-code-');
+    const other = { '@dv/data:mini-world': 'f'.repeat(64) };
+    const first = await buildMiniWorld({ ...SMALL, out: dir, code: other });
+    expect(first.cached).toBe(false);
+    const same = await buildMiniWorld({ ...SMALL, out: dir, code: other });
+    expect(same.cached).toBe(true);
+    // today's code over the folder built by "other code": a miss, rebuilt, key recorded
+    const now = await buildMiniWorld({ ...SMALL, out: dir });
+    expect(now.cached).toBe(false);
+    expect(now.cacheKey).toBe(a.cacheKey);
+    expect(now.cacheKey).not.toBe(first.cacheKey);
+  });
+
   it('no lemma is in two splits; split sizes as asked', () => {
     const { train, dev, test } = world.splits;
     expect([train.length, dev.length, test.length]).toEqual([80, 20, 60]);

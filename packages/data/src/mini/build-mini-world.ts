@@ -13,16 +13,22 @@
  *
  * Deterministic: the same options (seed included) give byte-identical files except
  * manifest.json (it records times). Cached: when `manifest.json` in the folder carries the same
- * cache key (content hash of options, builder, template and WordNet versions) and every output
- * is present, nothing is rebuilt.
+ * cache key and every output is present, nothing is rebuilt. The key is core's keyed-resume
+ * contract (`cacheKey`, kind 'mini-world'): the options as slice, the WordNet version as input,
+ * and the code digest of the @dv/data code that builds the world (`MINI_WORLD_CODE`: `src/mini/`
+ * and its imports inside the package, with @dv/core), so a changed builder rebuilds with no
+ * version string to bump. The manifest records the key's parts (`config.keyParts`).
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  contentHash,
+  type CacheKey,
+  type CodeRef,
+  codeDigests,
   createProgress,
   createRng,
   type InstructedSet,
+  cacheKey as keyedResume,
   type ProgressMode,
   type SeedExample,
   type TrainingExample,
@@ -46,8 +52,23 @@ import { MiniWorldOptions, type MiniWorldOptionsInput } from './mini-world-optio
 import { type MiniWorldStats, miniWorldStats, renderStatsMarkdown } from './mini-world-stats.js';
 import { buildSeedExample, type SeedExampleOptions } from './seed-examples.js';
 
-/** Bump when the builder's output changes for the same options (invalidates caches). */
+/**
+ * The data format's label, recorded as the seeds' `revision` (it names the world's layout for
+ * readers). Not a cache key: a changed builder is seen by its code digest (`MINI_WORLD_CODE`).
+ */
 export const MINI_BUILDER_VERSION = 'mini-world/3';
+
+/**
+ * The code that builds the world: `src/mini/` and the relative-import closure of the builder
+ * inside @dv/data (the JSONL writer, the FollowIR / InfoSearch writers, the WordNet reader), with
+ * @dv/core whole. The instruction templates (`TEMPLATE_VERSION`) are in `src/mini/`.
+ */
+export const MINI_WORLD_CODE: CodeRef = {
+  package: '@dv/data',
+  label: '@dv/data:mini-world',
+  folders: ['src/mini'],
+  entries: ['src/mini/build-mini-world.ts'],
+};
 export const MINI_DATASET_NAME = 'dv-mini-wordnet';
 
 export interface BuildMiniWorldOptions extends MiniWorldOptionsInput {
@@ -57,6 +78,11 @@ export interface BuildMiniWorldOptions extends MiniWorldOptionsInput {
   wordnetDir?: string;
   /** Rebuild even when the folder holds a build with the same cache key. */
   force?: boolean;
+  /**
+   * The key's code part (label -> digest) instead of the digest of `MINI_WORLD_CODE` taken now:
+   * for tests and tools that check what a changed builder does.
+   */
+  code?: Readonly<Record<string, string>>;
   progress?: ProgressMode;
   /** The command line, recorded in the manifest. */
   command?: string[];
@@ -100,13 +126,24 @@ export const MINI_FILES = {
   infosearch: 'benchmark/infosearch',
 } as const;
 
-export function miniWorldCacheKey(options: MiniWorldOptions, wordnetVersion: string): string {
-  return contentHash({
-    builder: MINI_BUILDER_VERSION,
-    templates: TEMPLATE_VERSION,
-    wordnet: wordnetVersion,
-    options,
-  });
+/** The code digest of `MINI_WORLD_CODE` (label -> digest), the key's code part. */
+export function miniWorldCode(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [label, d] of Object.entries(codeDigests([MINI_WORLD_CODE], import.meta.url)))
+    out[label] = d.digest;
+  return out;
+}
+
+/**
+ * The world's cache key: kind 'mini-world', slice the options, input the WordNet version, code
+ * the builder's code digest (or `code` as given).
+ */
+export function miniWorldCacheKey(
+  options: MiniWorldOptions,
+  wordnetVersion: string,
+  code: Readonly<Record<string, string>> = miniWorldCode(),
+): CacheKey {
+  return keyedResume({ kind: 'mini-world', slice: options, inputs: { wordnet: wordnetVersion }, code });
 }
 
 function cachedBuild(dir: string, cacheKey: string): MiniWorldBuild | null {
@@ -210,10 +247,20 @@ function infosearchSet(
 
 export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<MiniWorldBuild> {
   const started = performance.now();
-  const { out, wordnetDir, force, progress: progressMode, command, figures: extraFigures, ...rest } = input;
+  const {
+    out,
+    wordnetDir,
+    force,
+    progress: progressMode,
+    command,
+    figures: extraFigures,
+    code,
+    ...rest
+  } = input;
   const options = MiniWorldOptions.parse(rest);
   const version = wordnetDir ? `WordNet files in ${resolve(wordnetDir)}` : wordnetDbVersion();
-  const cacheKey = miniWorldCacheKey(options, version);
+  const key = miniWorldCacheKey(options, version, code);
+  const cacheKey = key.key;
   if (!force) {
     const hit = cachedBuild(out, cacheKey);
     if (hit) return hit;
@@ -382,6 +429,7 @@ export async function buildMiniWorld(input: BuildMiniWorldOptions): Promise<Mini
     config: {
       ...options,
       cacheKey,
+      keyParts: key.parts,
       builder: MINI_BUILDER_VERSION,
       figures: { ...stats.quality, ...extra },
     },
