@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { OUTPUT_FOLDER_CASES } from './cases-output-folders.js';
 import type { BadInputCase, Fixture } from './harness.js';
 
 type Expect = BadInputCase['expect'];
@@ -1595,6 +1596,7 @@ export const CASES: BadInputCase[] = [
     ],
     expect: usage(/i\/n/),
   },
+  ...OUTPUT_FOLDER_CASES,
 ];
 
 /** Writes the shared read-only inputs under `dir`; returns their paths. */

@@ -35,14 +35,17 @@ const outputRoots = new Set<string>();
 export interface GuardOutputDirOptions {
   /** The option that named the folder, for messages (default `--out`). */
   flag?: string;
-  /** Create the folder (default true); false only checks (a folder that must already exist). */
+  /**
+   * Create the folder (default true); false only checks (a folder that must already exist: a
+   * missing one is left for the command to report, with what it looked for).
+   */
   create?: boolean;
 }
 
 /** Why `abs` cannot be an output folder (kernel file system, a file, below a file), or null. */
 function refusal(abs: string, flag: string): string | null {
   const kernel = KERNEL_FS.find((k) => abs === k || abs.startsWith(`${k}${sep}`));
-  if (kernel) return `${flag} is on a kernel file system (${kernel}); choose a normal folder`;
+  if (kernel) return `${flag} is on a kernel file system (${kernel.slice(1)}); choose a normal folder`;
   // the path itself, or the nearest existing folder above it, must be a folder
   for (let p = abs; ; p = dirname(p)) {
     let isDir: boolean | null = null;
@@ -54,7 +57,9 @@ function refusal(abs: string, flag: string): string | null {
       if (code !== 'ENOENT' && code !== 'ENOTDIR') return null; // let mkdir report it, mapped
     }
     if (isDir === false)
-      return p === abs ? `${flag} is a file, not a folder` : `${flag} lies below ${p}, which is a file`;
+      return p === abs
+        ? `${flag} is a file, not a folder`
+        : `a path component is a file, not a folder: ${p} (${flag} must name a folder)`;
     if (isDir) return null;
     if (dirname(p) === p) return null;
   }
@@ -70,7 +75,7 @@ export function guardOutputDir(dir: string, o: GuardOutputDirOptions = {}): stri
   const why = refusal(abs, flag);
   if (why) throw new OutputDirError(why, dir);
   if (o.create !== false) withWriteErrors(abs, () => mkdirSync(abs, { recursive: true }));
-  else if (!existsSync(abs)) throw new OutputDirError(`${flag} does not exist`, dir);
+  else if (!existsSync(abs)) return abs; // the command says what is missing (e.g. no config.json)
   registerOutputRoot(abs);
   return abs;
 }
