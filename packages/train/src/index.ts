@@ -111,7 +111,9 @@ export { infoNceLoss } from './losses/info-nce.js';
 export { ignoredLabel, type MaskedBatch, type MaskTokensOptions, maskTokens } from './mlm/mask-tokens.js';
 export { MlmHead, mlmHeadNames } from './mlm/mlm-head.js';
 export {
+  MLM_CODE,
   mlmDigest,
+  mlmKey,
   type PretrainMlmOptions,
   type PretrainMlmResult,
   pretrainMlm,

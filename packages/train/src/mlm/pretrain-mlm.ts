@@ -6,9 +6,11 @@
  * cross-entropy over the chosen positions, AdamW with warmup + linear decay, clipping.
  * Each step draws `batchSize` texts uniformly from the corpus (seeded).
  *
- * Cached by digest: the run folder's `summary.json` records a content hash of the config, the
- * corpus files and the tokenizer; a call with the same digest returns it at once
- * (`cached: true`), a different one in the same folder is an error. Outputs in `out`:
+ * Cached by key (core's keyed-resume contract, `mlmKey`: kind 'mlm-run', the config as slice,
+ * the corpus files and the tokenizer by sha256, and the code digest of what MLM pretraining runs
+ * in @dv/train, `MLM_CODE`): the run folder's `summary.json` records the key and its parts; a
+ * call with the same key returns it at once (`cached: true`), a different one in the same folder
+ * is an error that says which parts changed (`staleReasons`). Outputs in `out`:
  * metrics.jsonl (the loss curve), export/ (HF folder usable as `init` of `trainRetriever`,
  * with tokenizer.json and the sentence-transformers files), mlm_head.safetensors, manifest.json,
  * summary.json, and checkpoints/ while it runs.
@@ -25,7 +27,11 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  contentHash,
+  type CacheKey,
+  CacheKeyParts,
+  type CodeRef,
+  cacheKey,
+  codeDigests,
   createRng,
   DataError,
   describeZodIssues,
@@ -33,6 +39,7 @@ import {
   MlmConfig,
   type MlmConfigInput,
   readLines,
+  staleReasons,
   writeFileAtomic,
   writeJsonAtomic,
   writeManifest,
@@ -69,6 +76,11 @@ export interface PretrainMlmOptions {
   onEvent?: TrainEventListener;
   /** Aborting checkpoints the current step and rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * The key's code part (label -> digest) instead of the digest of `MLM_CODE` taken now: for
+   * tests and tools that check what changed code does to a cached run.
+   */
+  code?: Readonly<Record<string, string>>;
 }
 
 export interface PretrainMlmResult {
@@ -77,7 +89,10 @@ export interface PretrainMlmResult {
   steps: number;
   finalLoss: number;
   cached: boolean;
+  /** The run's cache key (`mlmKey`). */
   digest: string;
+  /** The key's parts: what a later call compares, part by part. */
+  keyParts?: CacheKeyParts;
   /** This call continued from a checkpoint (at that step). */
   resumedFrom?: number;
 }
@@ -120,19 +135,58 @@ async function readTexts(files: string[], max: number | null): Promise<string[]>
 }
 
 /**
- * The MLM run folder's digest: config, corpus files and tokenizer by content. The checkpoint
- * cadence is left out: it changes no result (and runs cached before it existed stay cached).
+ * What MLM pretraining runs inside @dv/train: the relative-import closure of this file
+ * (architectures, encoders, tokenizer, optimizer, checkpoints, export) and the native kernels,
+ * not the fine-tuning loop (only the two `src/loop` files it imports), with @dv/core whole.
  */
-export async function mlmDigest(config: MlmConfig, corpus: string[], tokenizer?: string): Promise<string> {
+export const MLM_CODE: CodeRef = {
+  package: '@dv/train',
+  label: '@dv/train:mlm',
+  entries: ['src/mlm/pretrain-mlm.ts'],
+  folders: ['native'],
+};
+
+/**
+ * The MLM run folder's key: kind 'mlm-run', the config as slice, the corpus files and the
+ * tokenizer by sha256 as inputs, the code digest of `MLM_CODE` (or `code` as given). The
+ * checkpoint cadence is left out: it changes no result.
+ */
+export async function mlmKey(
+  config: MlmConfig,
+  corpus: string[],
+  tokenizer?: string,
+  code?: Readonly<Record<string, string>>,
+): Promise<CacheKey> {
   const files = await Promise.all(corpus.map((f) => hashFile(f)));
   const tok = tokenizer ? await hashFile(tokenizer) : null;
   const { checkpoint: _cadence, ...identity } = config;
-  return contentHash({
-    kind: 'mlm/1',
-    config: identity,
-    files: files.map((f) => f.sha256),
-    tok: tok?.sha256 ?? null,
-  });
+  const inputs: Record<string, string> = {};
+  for (const [i, f] of files.entries()) inputs[`corpus.${i}`] = f.sha256;
+  if (tok) inputs.tokenizer = tok.sha256;
+  let codePart = code;
+  if (!codePart) {
+    const taken: Record<string, string> = {};
+    for (const [label, d] of Object.entries(codeDigests([MLM_CODE], import.meta.url)))
+      taken[label] = d.digest;
+    codePart = taken;
+  }
+  return cacheKey({ kind: 'mlm-run', slice: identity, inputs, code: codePart });
+}
+
+/** The MLM run folder's digest: the key of `mlmKey` (names the CLI's cached run folders). */
+export async function mlmDigest(
+  config: MlmConfig,
+  corpus: string[],
+  tokenizer?: string,
+  code?: Readonly<Record<string, string>>,
+): Promise<string> {
+  return (await mlmKey(config, corpus, tokenizer, code)).key;
+}
+
+/** Why a folder's recorded key is not `current`: the changed parts, or that it predates parts. */
+function whyStale(recorded: unknown, current: CacheKey): string {
+  const parsed = CacheKeyParts.safeParse(recorded);
+  return staleReasons(parsed.success ? parsed.data : undefined, current.parts).join('; ');
 }
 
 /** The loss of the last metrics record (a resume whose checkpoint was the last step trains none). */
@@ -152,7 +206,8 @@ export async function pretrainMlm(options: PretrainMlmOptions): Promise<Pretrain
     throw new DataError('tokenizer is missing', options.tokenizer);
   const { out } = options;
   const emit = options.onEvent ?? (() => {});
-  const digest = await mlmDigest(config, corpus, options.tokenizer);
+  const key = await mlmKey(config, corpus, options.tokenizer, options.code);
+  const digest = key.key;
   const summaryPath = join(out, 'summary.json');
   const exportDir = join(out, 'export');
   if (existsSync(summaryPath)) {
@@ -160,7 +215,9 @@ export async function pretrainMlm(options: PretrainMlmOptions): Promise<Pretrain
     if (prev.digest === digest && existsSync(join(exportDir, 'model.safetensors')))
       return { ...prev, out, exportDir, cached: true };
     throw new DataError(
-      'this folder holds an MLM run of a different config or corpus; use a new folder',
+      prev.digest === digest
+        ? 'this folder holds an MLM run with this key but no export/model.safetensors; use a new folder'
+        : `this folder holds an MLM run made by other code, config or corpus (${whyStale(prev.keyParts, key)}); use a new folder`,
       out,
     );
   }
@@ -389,6 +446,7 @@ export async function pretrainMlm(options: PretrainMlmOptions): Promise<Pretrain
     finalLoss: lastLoss,
     cached: false,
     digest,
+    keyParts: key.parts,
     ...(ck ? { resumedFrom: ck.step } : {}),
   };
   await writeJsonAtomic(summaryPath, result);
