@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { unknownConfigKeys } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import {
+  configDifferences,
   mergeConfig,
   REPRODUCE_PROFILES,
   ReproduceConfig,
@@ -59,6 +60,13 @@ describe('reproduce config', () => {
   it('the profiles carry no key the schema would drop', () => {
     for (const p of Object.values(REPRODUCE_PROFILES))
       expect(unknownConfigKeys(ReproduceConfig, p)).toEqual([]);
+  });
+  it('configDifferences names the changed leaves (arrays whole)', () => {
+    const a = resolveReproduceConfig({ profile: 'mini', quick: true });
+    expect(configDifferences(a, a)).toEqual([]);
+    const b = { ...a, seeds: [1], world: { ...a.world, testLemmas: 7 } };
+    expect(configDifferences(a, b)).toEqual(['seeds', 'world.testLemmas']);
+    expect(configDifferences({ x: 1 }, { y: 1 })).toEqual(['x', 'y']);
   });
   it('mergeConfig merges objects and replaces arrays and scalars', () => {
     expect(mergeConfig({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, d: 2 })).toEqual({

@@ -218,6 +218,18 @@ export function mergeConfig(base: unknown, over: unknown): unknown {
   return out;
 }
 
+/**
+ * The dotted paths where two configs differ (leaves; arrays compare whole), sorted: what a run
+ * folder made by another config changes (`pnpm reproduce --out` of another config's folder).
+ */
+export function configDifferences(a: unknown, b: unknown, path = ''): string[] {
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    return keys.flatMap((k) => configDifferences(a[k], b[k], path ? `${path}.${k}` : k));
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [path || '(the whole config)'];
+}
+
 export interface ResolveConfigOptions {
   profile: 'mini' | 'paper';
   quick?: boolean;

@@ -213,6 +213,12 @@ describe('runDag', () => {
     await runDag({ runDir, stages: toy(calls), stream: log });
     expect(calls).toEqual(['b']);
     expect(text).toContain(`has 3 bytes, ${good.length} when the stage finished; running it again`);
+    // --only c: b, a finished input of c, was damaged since: it is run again, not refused
+    writeFileSync(out, good.replace('b(1)', 'b(3)'));
+    calls.length = 0;
+    await runDag({ runDir, stages: toy(calls), stream: quiet(), only: 'c' });
+    expect(calls).toEqual(['b', 'c']);
+    expect(readFileSync(out, 'utf8')).toBe(good);
   });
 
   it('--from redoes a stage and everything downstream; --only just the stage', async () => {

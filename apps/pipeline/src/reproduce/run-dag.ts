@@ -151,6 +151,22 @@ function sha256OfFileSync(path: string): string {
   return h.digest('hex');
 }
 
+/** Every stage the `selected` ones depend on, directly or not (the selected excluded). */
+function upstreamOf(order: readonly StageSpec[], selected: ReadonlySet<string>): Set<string> {
+  const byId = new Map(order.map((s) => [s.id, s]));
+  const out = new Set<string>();
+  const visit = (id: string) => {
+    for (const d of byId.get(id)?.deps ?? [])
+      if (!out.has(d)) {
+        out.add(d);
+        visit(d);
+      }
+  };
+  for (const id of selected) visit(id);
+  for (const id of selected) out.delete(id);
+  return out;
+}
+
 /** Stages in dependency order (stable: among ready stages, the given order). */
 export function topologicalOrder(stages: readonly StageSpec[]): StageSpec[] {
   const byId = new Map<string, StageSpec>();
@@ -222,6 +238,9 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
     : options.from
       ? downstreamOf(order, matchStages(order, options.from))
       : new Set<string>();
+  // --only: the finished inputs of the selected stages; one whose outputs were damaged since it
+  // finished is run again (same key, so the same results) rather than refused
+  const inputsOfOnly = options.only ? upstreamOf(order, forced) : new Set<string>();
   const hold = options.hold ?? process.env[HOLD_ENV];
   const records = new Map<string, StageRecord>();
   const runs: StageRun[] = [];
@@ -265,7 +284,7 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
     const existing = readStageRecord(dir);
     const damaged = existing !== null && existing.key === key ? outputsProblem(dir, existing) : null;
     const valid = existing !== null && existing.key === key && damaged === null;
-    if (skipped) {
+    if (skipped && !(damaged && inputsOfOnly.has(spec.id))) {
       if (valid) records.set(spec.id, existing);
       runs.push({ id: spec.id, status: 'skipped', seconds: 0, ...(valid ? { record: existing } : {}) });
       continue;

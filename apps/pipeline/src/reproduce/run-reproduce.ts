@@ -6,11 +6,12 @@
  * output-folder guard and is locked for the whole run (`.dv-lock`: one writer per folder;
  * `--explain` reads without the lock).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { acquireOutputLock, guardOutputDir, writeJsonAtomic } from '@dv/core';
 import { explainDag, type StageExplanation } from './explain-dag.js';
 import { checkPaperPrerequisites, PrerequisitesMissing } from './paper-prerequisites.js';
-import { type ReproduceConfig, resolveReproduceConfig } from './reproduce-config.js';
+import { configDifferences, type ReproduceConfig, resolveReproduceConfig } from './reproduce-config.js';
 import { type DagResult, runDag, stageDir } from './run-dag.js';
 import type { StageSpec } from './stage.js';
 import { buildMiniStages } from './stages/build-stages.js';
@@ -85,6 +86,31 @@ export function explainReproduce(o: ReproduceOptions = {}): {
   };
 }
 
+/**
+ * `--out` holding a run of another config: the DAG keeps every stage whose key is unchanged and
+ * reruns (replacing in place) the ones the changed fields reach, which is what an edited
+ * `--config` wants; but pointed at another experiment's folder by mistake it would overwrite
+ * that experiment's models and report. So it is said up front, naming the changed fields.
+ */
+function noteOtherConfig(outDir: string, config: ReproduceConfig, stream: NodeJS.WritableStream): void {
+  const path = join(outDir, 'config.json');
+  if (!existsSync(path)) return;
+  let previous: unknown;
+  try {
+    previous = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return; // not ours to judge: the stage records decide what is reused
+  }
+  const changed = configDifferences(previous, JSON.parse(JSON.stringify(config)));
+  if (changed.length === 0) return;
+  const shown = changed.length > 8 ? [...changed.slice(0, 8), `${changed.length - 8} more`] : changed;
+  stream.write(
+    `note: ${outDir} holds a run of another config (differs in ${shown.join(', ')}); ` +
+      'the stages these reach run again and replace their results there, the rest are reused ' +
+      '(--explain shows which; give another --out to keep both runs)\n',
+  );
+}
+
 export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceResult> {
   const started = performance.now();
   const profile = o.profile ?? 'mini';
@@ -104,6 +130,7 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
   // one reproduction per run folder: a second exits 1 at once naming this PID (released below)
   const lock = acquireOutputLock(outDir, { command: `dv reproduce --out ${outDir}` });
   try {
+    noteOtherConfig(outDir, config, o.stream ?? process.stderr);
     await writeJsonAtomic(join(outDir, 'config.json'), config);
     const dag = await runDag({
       runDir: outDir,
