@@ -101,9 +101,12 @@ export { shuffleBuffer } from './loop/shuffle-buffer.js';
 export type { TrainEvent, TrainEventListener } from './loop/train-events.js';
 export {
   parseTrainerConfig,
+  type StaleReuse,
+  TRAINER_CODE,
   type TrainRetrieverOptions,
   type TrainRunResult,
   trainRetriever,
+  trainRunKey,
 } from './loop/train-retriever.js';
 export { createTrainedEncoderHandle, type TrainedEncoderHandle } from './loop/trained-encoder-handle.js';
 export { TrainingDivergedError } from './loop/training-diverged-error.js';

@@ -11,7 +11,9 @@
  *   clip to `gradClipNorm`, AdamW at lr = learningRate(t, total, peak, schedule).
  *
  * Run folder `out`:
- *   run.json           config, data and init digests, the step plan (the run's identity)
+ *   run.json           the run's key and its parts (core's keyed-resume contract, kind
+ *                      'train-run': the config, the mix and init digests, the code digest of
+ *                      @dv/train), the step plan, and any accepted stale reuse
  *   checkpoints/       step-NNNNNN every `checkpoint.everySteps` and at the end (atomic,
  *                      weights + AdamW moments + RNG + data cursor), the newest `keepLast` kept
  *   metrics.jsonl      per `logEverySteps`: step, epoch, loss, lr, gradNorm, seq/s, tokens/s;
@@ -26,7 +28,10 @@
  * crash (even kill -9) restarts from the newest checkpoint, replays the data stream to its
  * cursor, drops metrics past it, and continues on the same curve. A re-run of a complete run
  * returns its summary without training; a different config or data in the same folder is an
- * error.
+ * error naming what changed. A folder made by other trainer code (the key differs only in its
+ * code part, or run.json predates code digests) is refused too, naming the changed code, unless
+ * `reuseStale` accepts it: the run then resumes or is returned as it is, and run.json and
+ * manifest.json record `staleReuse: { reusedStale: true, reasons }`.
  */
 import {
   closeSync,
@@ -41,13 +46,20 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import {
+  type CacheKey,
+  CacheKeyParts,
+  type CodeRef,
+  cacheKey,
+  codeDigests,
   contentHash,
   createFormatter,
   createRng,
   DataError,
   describeZodIssues,
   hashFile,
+  keyOfParts,
   type Rng,
+  staleReasons,
   TrainerConfig,
   type TrainerConfigInput,
   writeJsonAtomic,
@@ -97,6 +109,26 @@ export interface TrainRetrieverOptions {
   signal?: AbortSignal;
   /** Recorded in the manifest. */
   command?: string[];
+  /**
+   * Accept a run folder made by other trainer code (its key differs only in the code part):
+   * resume it, or return it when complete, and record `staleReuse` in run.json and the manifest.
+   * Default false: such a folder is a DataError naming what changed.
+   */
+  reuseStale?: boolean;
+  /**
+   * The key's code part (label -> digest) instead of the code digest of `TRAINER_CODE` taken
+   * now: for tests and tools that check what changed code does to a run folder.
+   */
+  code?: Readonly<Record<string, string>>;
+}
+
+/** A stale run folder accepted by `reuseStale` (run.json, manifest.json `config.staleReuse`). */
+export interface StaleReuse {
+  reusedStale: true;
+  /** Why the folder was stale (`staleReasons` lines), over every reuse of it. */
+  reasons: string[];
+  /** The key the folder was made with. */
+  previousKey: string | null;
 }
 
 export interface TrainRunResult {
@@ -111,6 +143,76 @@ export interface TrainRunResult {
   /** The run was complete before this call; nothing was trained. */
   alreadyComplete: boolean;
   seconds: number;
+  /** This call accepted a folder made by other trainer code (`reuseStale`). */
+  staleReuse?: StaleReuse;
+}
+
+/** The trainer's code: all of @dv/train (loop, losses, encoders, ...) with @dv/core. */
+export const TRAINER_CODE: CodeRef = { package: '@dv/train' };
+
+/**
+ * A run folder's key: kind 'train-run', slice the trainer config, inputs the mix's sha256 and
+ * the init model's digest, code the digest of `TRAINER_CODE` (or `code` as given).
+ */
+export function trainRunKey(
+  config: TrainerConfig,
+  dataDigest: string,
+  initDigest: string,
+  code?: Readonly<Record<string, string>>,
+): CacheKey {
+  let codePart = code;
+  if (!codePart) {
+    const taken: Record<string, string> = {};
+    for (const [label, d] of Object.entries(codeDigests([TRAINER_CODE], import.meta.url)))
+      taken[label] = d.digest;
+    codePart = taken;
+  }
+  return cacheKey({
+    kind: 'train-run',
+    slice: config,
+    inputs: { data: dataDigest, init: initDigest },
+    code: codePart,
+  });
+}
+
+interface RunRecord {
+  digest?: string;
+  keyParts?: unknown;
+  config?: unknown;
+  dataDigest?: string;
+  initDigest?: string;
+  plan?: { batchesPerEpoch: number | null; totalSteps: number };
+  staleReuse?: StaleReuse;
+}
+
+/**
+ * How a recorded run differs from `key`: the `staleReasons` lines, and whether only the code
+ * part differs. A run.json from before code digests (no key parts) is stale code when its
+ * config, mix and init match (its digest is then the old recipe's).
+ */
+function compareRun(prev: RunRecord, key: CacheKey): { codeOnly: boolean; reasons: string[] } {
+  const parts = CacheKeyParts.safeParse(prev.keyParts);
+  if (parts.success)
+    return {
+      codeOnly: keyOfParts({ ...parts.data, code: key.parts.code }) === key.key,
+      reasons: staleReasons(parts.data, key.parts),
+    };
+  const inputs = key.parts.inputs as { data: string; init: string };
+  const legacy = contentHash({ config: key.parts.slice, dataDigest: inputs.data, initDigest: inputs.init });
+  if (prev.digest === legacy)
+    return {
+      codeOnly: true,
+      reasons: [
+        'run.json was made before code digests were recorded (the trainer code that made it is unknown)',
+      ],
+    };
+  const guess = {
+    ...key.parts,
+    slice: prev.config ?? null,
+    inputs: { data: prev.dataDigest ?? '(unknown)', init: prev.initDigest ?? '(unknown)' },
+  };
+  const diffs = staleReasons(guess, key.parts);
+  return { codeOnly: false, reasons: diffs.length ? diffs : ['run.json records another digest'] };
 }
 
 const runFormat = 'dv-train-run-1';
@@ -186,6 +288,21 @@ function loadInitEncoder(
   return { encoder, raw };
 }
 
+/** Adds an accepted stale reuse to a complete run's manifest.json (config.staleReuse, a note). */
+async function recordStaleReuse(out: string, staleReuse: StaleReuse): Promise<void> {
+  const path = join(out, 'manifest.json');
+  if (!existsSync(path)) return;
+  const m = JSON.parse(readFileSync(path, 'utf8')) as { config?: Record<string, unknown>; notes?: string[] };
+  await writeJsonAtomic(path, {
+    ...m,
+    config: { ...(m.config ?? {}), staleReuse },
+    notes: [
+      ...(m.notes ?? []),
+      `reused a run folder made by other trainer code: ${staleReuse.reasons.join('; ')}`,
+    ],
+  });
+}
+
 export async function trainRetriever(options: TrainRetrieverOptions): Promise<TrainRunResult> {
   const started = performance.now();
   const config = parseTrainerConfig(options.config);
@@ -202,22 +319,50 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
       ['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => hashFile(join(init, f))),
     ),
   );
-  const digest = contentHash({ config, dataDigest, initDigest });
+  const key = trainRunKey(config, dataDigest, initDigest, options.code);
+  const digest = key.key;
   const runPath = join(out, 'run.json');
   const summaryPath = join(out, 'summary.json');
   mkdirSync(out, { recursive: true });
   let plan: { batchesPerEpoch: number | null; totalSteps: number } | undefined;
+  let staleReuse: StaleReuse | undefined;
   if (existsSync(runPath)) {
-    const prev = JSON.parse(readFileSync(runPath, 'utf8')) as { digest?: string; plan?: typeof plan };
-    if (prev.digest !== digest)
-      throw new DataError(
-        'this run folder holds a run with a different config, mix or init model; use a new --out (or delete the folder)',
-        out,
-      );
+    const prev = JSON.parse(readFileSync(runPath, 'utf8')) as RunRecord;
+    staleReuse = prev.staleReuse;
+    if (prev.digest !== digest) {
+      const { codeOnly, reasons } = compareRun(prev, key);
+      if (!codeOnly)
+        throw new DataError(
+          `this run folder holds a run with a different config, mix or init model (${reasons.join('; ')}); use a new --out (or delete the folder)`,
+          out,
+        );
+      if (!options.reuseStale)
+        throw new DataError(
+          `this run folder was made by other trainer code (${reasons.join('; ')}); use a new --out (or delete the folder) to train with the current code, or accept the folder as it is with --reuse-stale (reuseStale: recorded in run.json and manifest.json)`,
+          out,
+        );
+      staleReuse = {
+        reusedStale: true,
+        reasons: [...(prev.staleReuse?.reasons ?? []), ...reasons],
+        previousKey: prev.digest ?? null,
+      };
+      // the folder now carries the current key: a rerun with this code resumes without the flag
+      await writeJsonAtomic(runPath, { ...prev, digest, keyParts: key.parts, staleReuse });
+    }
     plan = prev.plan;
     if (existsSync(summaryPath)) {
       const done = JSON.parse(readFileSync(summaryPath, 'utf8')) as TrainRunResult;
-      return { ...done, resumed: false, alreadyComplete: true, seconds: 0 };
+      if (staleReuse && prev.digest !== digest) {
+        await recordStaleReuse(out, staleReuse);
+        await writeJsonAtomic(summaryPath, { ...done, staleReuse });
+      }
+      return {
+        ...done,
+        ...(staleReuse ? { staleReuse } : {}),
+        resumed: false,
+        alreadyComplete: true,
+        seconds: 0,
+      };
     }
   }
   if (!plan) {
@@ -231,6 +376,7 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
     await writeJsonAtomic(runPath, {
       format: runFormat,
       digest,
+      keyParts: key.parts,
       data,
       dataDigest,
       init,
@@ -455,14 +601,20 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
   const seconds = (performance.now() - started) / 1000;
   await writeManifest(out, {
     kind: 'train-retriever',
-    config: { trainer: config, data, init, totalSteps, backend },
+    config: { trainer: config, data, init, totalSteps, backend, ...(staleReuse ? { staleReuse } : {}) },
     ...(options.command ? { command: options.command } : {}),
     formatter: config.formatter,
     seeds: [config.seed],
     timings: { seconds },
     inputs: [data, join(init, 'config.json'), join(init, 'model.safetensors'), join(init, 'tokenizer.json')],
     outputs: [join(exportDir, 'model.safetensors'), join(exportDir, 'onnx', 'model.onnx')],
-    notes: [`backend ${backend.choice}: ${backend.reason}`, ...(resumed ? [`resumed from ${latest}`] : [])],
+    notes: [
+      `backend ${backend.choice}: ${backend.reason}`,
+      ...(resumed ? [`resumed from ${latest}`] : []),
+      ...(staleReuse
+        ? [`reused a run folder made by other trainer code: ${staleReuse.reasons.join('; ')}`]
+        : []),
+    ],
   });
   if (Number.isNaN(lastLoss)) {
     const metrics = readFileSync(metricsPath, 'utf8').trim().split('\n');
@@ -478,6 +630,7 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
     resumed,
     alreadyComplete: false,
     seconds,
+    ...(staleReuse ? { staleReuse } : {}),
   };
   await writeJsonAtomic(summaryPath, result);
   emit({ type: 'done', steps: step, finalLoss: lastLoss, seconds, out });
