@@ -386,7 +386,10 @@ model.safetensors, tokenizer.json).
 DIR gets checkpoints/, metrics.jsonl, export/ (Hugging Face + sentence-transformers folder with
 onnx/model.onnx), manifest.json and summary.json. Re-running the same command resumes an
 interrupted run (also after kill -9) on the same loss curve, and says so and does nothing for a
-finished one. Ctrl-C checkpoints and exits 130. NaN/inf stops with the step named (exit 1).`,
+finished one. Ctrl-C checkpoints and exits 130. NaN/inf stops with the step named (exit 1).
+A folder made by other trainer code (the code digest of @dv/train in its run.json differs, or
+it predates code digests) is refused naming what changed (exit 1); --reuse-stale accepts it
+as it is (resumes it, or keeps the finished run) and records that in run.json and manifest.json.`,
   options: {
     mix: { type: 'string', description: 'training mix JSONL', valueName: 'FILE' },
     init: { type: 'string', description: 'start from this HF folder', valueName: 'DIR' },
@@ -412,6 +415,10 @@ finished one. Ctrl-C checkpoints and exits 130. NaN/inf stops with the step name
     },
     'grad-accumulation': { type: 'string', description: 'micro-batches per optimiser step', valueName: 'N' },
     'checkpoint-every': { type: 'string', description: 'steps between checkpoints', valueName: 'N' },
+    'reuse-stale': {
+      type: 'boolean',
+      description: 'accept a run folder made by other trainer code (recorded in the manifest)',
+    },
     ...mlmOptions,
   },
   async run(ctx) {
@@ -446,7 +453,12 @@ finished one. Ctrl-C checkpoints and exits 130. NaN/inf stops with the step name
         onEvent,
         signal: controller.signal,
         command: ['dv', 'train', 'run', ...process.argv.slice(4)],
+        reuseStale: ctx.values['reuse-stale'] === true,
       });
+      if (r.staleReuse)
+        ctx.stderr.write(
+          `reused a run folder made by other trainer code (${r.staleReuse.reasons.join('; ')}); recorded in ${join(out, 'manifest.json')}\n`,
+        );
       if (r.alreadyComplete) {
         ctx.stdout.write(
           `${out} is a finished run (${r.steps} steps, final loss ${r.finalLoss.toFixed(4)}); nothing to do. Export: ${r.exportDir}\n`,
