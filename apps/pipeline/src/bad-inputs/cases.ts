@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OUTPUT_FOLDER_CASES } from './cases-output-folders.js';
+import { STRICT_INPUT_CASES } from './cases-strict-inputs.js';
 import type { BadInputCase, Fixture } from './harness.js';
 
 type Expect = BadInputCase['expect'];
@@ -1597,6 +1598,7 @@ export const CASES: BadInputCase[] = [
     expect: usage(/i\/n/),
   },
   ...OUTPUT_FOLDER_CASES,
+  ...STRICT_INPUT_CASES,
 ];
 
 /** Writes the shared read-only inputs under `dir`; returns their paths. */
