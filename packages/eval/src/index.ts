@@ -9,6 +9,7 @@
 // encoders
 export { type Bm25Options, Bm25Ranker } from './encoders/bm25.js';
 export type { Encoder } from './encoders/encoder.js';
+export { encoderCode, encoderCodeDigest } from './encoders/encoder-code.js';
 export { LUCENE_ENGLISH_STOPWORDS, lexicalTokens } from './encoders/lexical-tokenize.js';
 export {
   modelMaxLength,
@@ -123,6 +124,7 @@ export {
   encodeCorpusShard,
   encoderIdentity,
   shardFiles,
+  shardKey,
 } from './shards/encode-corpus-shard.js';
 export { lengthSortedOrder } from './shards/length-sorted-order.js';
 export { npyBytes, npyHeader, parseNpyFloat32 } from './shards/npy.js';

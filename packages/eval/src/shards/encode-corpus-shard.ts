@@ -17,11 +17,17 @@
  * its files match the size and sha256 its manifest recorded; a file that is missing or differs
  * (truncated, edited) makes the shard unfinished: it is encoded again and `reencoded` says why.
  * A shard made by another encoder or from another corpus file is refused, never overwritten.
+ * Keyed by core's keyed-resume contract (`shardKey`, kind 'embedding-shard'): the shard's
+ * identity (`EmbeddingShardInfo` without the corpus path: encoder name, settings with the model
+ * digests, formatter, range, batching) as slice, the corpus sha256 as input, and the code digest
+ * of the encoder's code in @dv/eval plus this file's imports (`encoderCode`) as code; the
+ * manifest records the key and its parts. A finished shard of the same identity made by other
+ * code (or before code digests were recorded) is encoded again, `reencoded` naming the change.
  * An empty corpus is a `DataError` (a 0-row shard is never written).
  * Resume inside a shard: after each window its rows (a contiguous run in corpus order) are
  * appended to `<embeddings>.partial` and then `<embeddings>.partial.json` is replaced
- * atomically with the count of rows that are safe and the digest of the shard's identity
- * (`EmbeddingShardInfo` without the corpus path). A run interrupted at any point (kill -9
+ * atomically with the count of rows that are safe and the shard's key (`shardKey`, code
+ * included). A run interrupted at any point (kill -9
  * included) and started again with the same encoder, corpus and settings reads those rows back,
  * ignores any torn tail past them, and encodes from the next window on; the finished shard is
  * byte-identical to an uninterrupted one (the same batches, in the same order). A partial file
@@ -31,6 +37,9 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
+  type CacheKey,
+  CacheKeyParts,
+  cacheKey,
   canonicalJson,
   DataError,
   EmbeddingShardInfo,
@@ -41,16 +50,18 @@ import {
   RunManifest,
   readJsonlWithLines,
   sha256,
+  staleReasons,
   writeBytesAtomic,
   writeJsonl,
   writeManifest,
 } from '@dv/core';
 import { z } from 'zod';
 import type { Encoder } from '../encoders/encoder.js';
+import { encoderCodeDigest } from '../encoders/encoder-code.js';
 import { lengthSortedOrder } from './length-sorted-order.js';
 import { npyBytes } from './npy.js';
 import { type ShardSpec, shardRange, shardStem } from './shard-range.js';
-import { identityDigest, WindowCheckpoint } from './window-checkpoint.js';
+import { WindowCheckpoint } from './window-checkpoint.js';
 
 export interface EncodeCorpusShardOptions {
   encoder: Encoder;
@@ -69,6 +80,11 @@ export interface EncodeCorpusShardOptions {
   /** Rows encoded so far in this shard, after each encoder call. */
   onProgress?: (done: number, total: number) => void;
   command?: string[];
+  /**
+   * The key's code part (label -> digest) instead of the code digest of `encoderCode` taken now:
+   * for tests and tools that check what changed code does to a shard.
+   */
+  code?: Readonly<Record<string, string>>;
 }
 
 export interface EncodeCorpusShardResult {
@@ -106,6 +122,27 @@ export function shardFiles(shard: ShardSpec): { embeddings: string; ids: string;
     ids: `ids-${stem}.jsonl`,
     manifest: `shard-${stem}.manifest.json`,
   };
+}
+
+/** This module's own code, counted in every shard key beside the encoder's. */
+const SHARD_ENTRY = 'src/shards/encode-corpus-shard.ts';
+
+/**
+ * A shard's key: kind 'embedding-shard', slice its identity without the corpus file's path and
+ * digest, input the corpus sha256, code the encoder's code digest (or `code` as given).
+ */
+export function shardKey(
+  info: EmbeddingShardInfo,
+  encoder: Pick<Encoder, 'settings'>,
+  code?: Readonly<Record<string, string>>,
+): CacheKey {
+  const { path: _path, sha256: corpusSha256, ...corpus } = info.corpus;
+  return cacheKey({
+    kind: 'embedding-shard',
+    slice: { ...info, corpus },
+    inputs: { corpus: corpusSha256 },
+    code: code ?? encoderCodeDigest(encoder, [SHARD_ENTRY]),
+  });
 }
 
 /** What identifies an encoder's vectors (compared across shards and with `--model`). */
@@ -153,12 +190,15 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
     corpus: { path: corpusPath, sha256: (await hashFile(corpusPath)).sha256, rows: total },
     files: { embeddings: files.embeddings, ids: files.ids },
   });
+  const key = shardKey(info, o.encoder, o.code);
   const manifestPath = join(o.out, files.manifest);
   let reencoded: string | undefined;
   if (existsSync(manifestPath)) {
-    const old = EmbeddingShardInfo.parse(
-      RunManifest.parse(JSON.parse(readFileSync(manifestPath, 'utf8'))).config,
-    );
+    const recorded = RunManifest.parse(JSON.parse(readFileSync(manifestPath, 'utf8'))).config as {
+      cacheKey?: unknown;
+      keyParts?: unknown;
+    };
+    const old = EmbeddingShardInfo.parse(recorded);
     const same = (a: EmbeddingShardInfo, b: EmbeddingShardInfo) =>
       canonicalJson({ ...a, corpus: { ...a.corpus, path: '' } }) ===
       canonicalJson({ ...b, corpus: { ...b.corpus, path: '' } });
@@ -167,7 +207,11 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
         'a different shard is already here (other encoder, corpus, batch size, sort window or shard count); use another --out',
         manifestPath,
       );
-    reencoded = await shardFilesChanged(manifestPath, o.out, [files.embeddings, files.ids]);
+    if (recorded.cacheKey !== key.key) {
+      // the same shard, made by other code (or before keys were recorded): encode it again
+      const parts = CacheKeyParts.safeParse(recorded.keyParts);
+      reencoded = `made by other code (${staleReasons(parts.success ? parts.data : undefined, key.parts).join('; ')})`;
+    } else reencoded = await shardFilesChanged(manifestPath, o.out, [files.embeddings, files.ids]);
     if (reencoded === undefined)
       return {
         info: old,
@@ -201,7 +245,7 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
           batchSize * sortWindowBatches,
         );
   const npyPath = join(o.out, files.embeddings);
-  const checkpoint = new WindowCheckpoint(npyPath, identityDigest(info), dim);
+  const checkpoint = new WindowCheckpoint(npyPath, key.key, dim);
   const resumedRows = checkpoint.restore(matrix, texts.length);
   const window = batchSize * sortWindowBatches;
   if (resumedRows > 0) o.onProgress?.(resumedRows, texts.length);
@@ -228,7 +272,7 @@ export async function encodeCorpusShard(o: EncodeCorpusShardOptions): Promise<En
     {
       kind: 'embedding-shard',
       command: o.command,
-      config: info,
+      config: { ...info, cacheKey: key.key, keyParts: key.parts },
       formatter: o.encoder.formatter,
       timings: { seconds },
       outputs: [npyPath, idsPath],

@@ -1,8 +1,8 @@
 /**
  * Window checkpoints of one embedding shard (`encodeCorpusShard`): the rows of each finished
  * window are appended to `<npy>.partial` and flushed, then `<npy>.partial.json` is replaced
- * atomically with the number of rows that are safe, the row width and the digest of the shard's
- * identity. `restore` reads the safe rows back (a torn tail past them is ignored; a checkpoint
+ * atomically with the number of rows that are safe, the row width and the shard's key
+ * (`shardKey` in encode-corpus-shard.ts: identity, corpus and code digests). `restore` reads the safe rows back (a torn tail past them is ignored; a checkpoint
  * of another identity or width is discarded), `save` appends the next ones, `remove` deletes
  * both files once the shard is complete.
  */
@@ -19,13 +19,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import { canonicalJson, type EmbeddingShardInfo, sha256, writeJsonAtomic } from '@dv/core';
+import { writeJsonAtomic } from '@dv/core';
 import { z } from 'zod';
-
-/** What a checkpoint must match to be resumed: the shard's identity, without the corpus path. */
-export function identityDigest(info: EmbeddingShardInfo): string {
-  return sha256(canonicalJson({ ...info, corpus: { ...info.corpus, path: '' } }));
-}
 
 const PartialState = z.object({
   identity: z.string(),
