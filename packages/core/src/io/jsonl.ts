@@ -9,7 +9,7 @@
 import type { z } from 'zod';
 import { DataError, describeZodIssues } from '../errors.js';
 import { writeAtomic } from './atomic-write.js';
-import { readLines } from './lines.js';
+import { InvalidUtf8Error, type Line, readLines } from './lines.js';
 
 export interface ReadJsonlOptions<T> {
   /** Key that must be unique across the file, e.g. `(r) => r.id`. */
@@ -31,33 +31,48 @@ export async function* readJsonlWithLines<S extends z.ZodType>(
   options: ReadJsonlOptions<z.infer<S>> = {},
 ): AsyncGenerator<JsonlRecord<z.infer<S>>> {
   const seen = options.uniqueBy ? new Map<string, number>() : undefined;
-  for await (const line of readLines(path)) {
-    if (line.text.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(line.text);
-    } catch (err) {
-      if (!line.terminated && options.allowTruncatedTail) return;
-      throw new DataError(`invalid JSON: ${(err as Error).message}`, path, line.number);
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      if (!line.terminated && options.allowTruncatedTail) return;
-      throw new DataError(describeZodIssues(parsed.error.issues), path, line.number);
-    }
-    if (seen && options.uniqueBy) {
-      const key = options.uniqueBy(parsed.data);
-      const first = seen.get(key);
-      if (first !== undefined) {
-        throw new DataError(
-          `duplicate ${options.uniqueName ?? 'id'} ${JSON.stringify(key)} (first seen on line ${first})`,
-          path,
-          line.number,
-        );
+  const lines = readLines(path);
+  try {
+    for (;;) {
+      let next: IteratorResult<Line>;
+      try {
+        next = await lines.next();
+      } catch (err) {
+        // a crash mid-append can cut the last record inside a multi-byte character
+        if (err instanceof InvalidUtf8Error && !err.terminated && options.allowTruncatedTail) return;
+        throw err;
       }
-      seen.set(key, line.number);
+      if (next.done) return;
+      const line = next.value;
+      if (line.text.trim() === '') continue;
+      let json: unknown;
+      try {
+        json = JSON.parse(line.text);
+      } catch (err) {
+        if (!line.terminated && options.allowTruncatedTail) return;
+        throw new DataError(`invalid JSON: ${(err as Error).message}`, path, line.number);
+      }
+      const parsed = schema.safeParse(json);
+      if (!parsed.success) {
+        if (!line.terminated && options.allowTruncatedTail) return;
+        throw new DataError(describeZodIssues(parsed.error.issues), path, line.number);
+      }
+      if (seen && options.uniqueBy) {
+        const key = options.uniqueBy(parsed.data);
+        const first = seen.get(key);
+        if (first !== undefined) {
+          throw new DataError(
+            `duplicate ${options.uniqueName ?? 'id'} ${JSON.stringify(key)} (first seen on line ${first})`,
+            path,
+            line.number,
+          );
+        }
+        seen.set(key, line.number);
+      }
+      yield { value: parsed.data, line: line.number };
     }
-    yield { value: parsed.data, line: line.number };
+  } finally {
+    await lines.return(undefined); // an early stop by the consumer closes the file
   }
 }
 

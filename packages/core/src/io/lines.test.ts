@@ -58,6 +58,21 @@ describe('readLines', () => {
     await expect(lines(tail)).rejects.toThrow(`${tail}:2: invalid UTF-8 (byte 0xff at byte 1`);
   });
 
+  it('a log cut inside a multi-byte character: dropped with allowTruncatedTail, an error without', async () => {
+    const dir = tmpDir('dv-lines-');
+    const log = join(dir, 'log.jsonl');
+    const Rec = z.object({ text: z.string() });
+    const whole = Buffer.from(`${JSON.stringify({ text: 'ok' })}\n${JSON.stringify({ text: 'café' })}\n`);
+    writeFileSync(log, whole.subarray(0, whole.indexOf(0xc3) + 1)); // ends inside 'é'
+    expect(await readJsonlAll(log, Rec, { allowTruncatedTail: true })).toEqual([{ text: 'ok' }]);
+    await expect(readJsonlAll(log, Rec)).rejects.toThrow(`${log}:2: invalid UTF-8 (byte 0xc3`);
+    // a bad byte in a terminated line is never "a torn tail"
+    writeFileSync(log, Buffer.concat([Buffer.from('{"text":"a'), Buffer.from([0xff]), Buffer.from('"}\n')]));
+    await expect(readJsonlAll(log, Rec, { allowTruncatedTail: true })).rejects.toThrow(
+      `${log}:1: invalid UTF-8`,
+    );
+  });
+
   it('firstInvalidUtf8 follows RFC 3629 (overlong, surrogates, truncated sequences)', () => {
     const at = (...b: number[]) => firstInvalidUtf8(Uint8Array.from(b));
     expect(at(0x61, 0xc3, 0xa9, 0xf0, 0x9f, 0x98, 0x80)).toBe(-1);

@@ -11,6 +11,21 @@ import { open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { DataError } from '../errors.js';
 
+/**
+ * Invalid UTF-8; `terminated` false when it is in an unterminated last line (a record an
+ * appender's crash cut mid-character, which readers of append-only logs may drop).
+ */
+export class InvalidUtf8Error extends DataError {
+  constructor(
+    message: string,
+    file: string,
+    line: number,
+    readonly terminated: boolean,
+  ) {
+    super(message, file, line);
+  }
+}
+
 export interface Line {
   text: string;
   number: number;
@@ -40,15 +55,16 @@ export async function* readLines(path: string): AsyncGenerator<Line> {
   }
   const raw = createReadStream(path);
   const stream = gz ? raw.pipe(createGunzip()) : raw;
-  const decode = (bytes: Buffer, line: number): string => {
+  const decode = (bytes: Buffer, line: number, terminated = true): string => {
     try {
       return STRICT_UTF8.decode(bytes);
     } catch {
       const at = firstInvalidUtf8(bytes);
-      throw new DataError(
+      throw new InvalidUtf8Error(
         `invalid UTF-8 (byte 0x${(bytes[at] ?? 0).toString(16).padStart(2, '0')} at byte ${at + 1} of the line); the file must be UTF-8 text`,
         path,
         line,
+        terminated,
       );
     }
   };
@@ -76,7 +92,7 @@ export async function* readLines(path: string): AsyncGenerator<Line> {
     throw new DataError(`read failed after line ${number}: ${(err as Error).message}`, path);
   }
   if (pending.length > 0) {
-    const text = decode(Buffer.concat(pending), number + 1);
+    const text = decode(Buffer.concat(pending), number + 1, false);
     if (text.length > 0) yield { text: text.replace(/\r$/, ''), number: number + 1, terminated: false };
   }
 }
