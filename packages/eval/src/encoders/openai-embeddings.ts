@@ -4,15 +4,18 @@
  * - batched: `batchSize` texts per request, up to `concurrency` requests in flight;
  * - retried: the SDK's own retry (408/409/429/5xx and connection errors, exponential backoff
  *   honouring `retry-after`), `maxRetries` times;
- * - cached: every text's vector is kept by content key (model, dimensions, text) in memory and,
- *   with `cacheFile`, in an append-only JSONL log, so a rerun or a resumed run only asks for
- *   what it has not seen.
+ * - cached: every text's vector is kept by content key in memory and, with `cacheFile`, in an
+ *   append-only JSONL log, so a rerun or a resumed run only asks for what it has not seen. The
+ *   key is core's `cacheKey` (kind 'openai-embedding': model, dimensions, normalize as slice;
+ *   the code digest of this file's imports, `encoderCode`, as code) with the text: vectors
+ *   logged by other request-building code are misses, asked for again.
  * Vectors are L2-normalised when `normalize` (default true; OpenAI's are unit length already).
  * The API key comes from `apiKey` or the environment (`OPENAI_API_KEY`); local servers accept
  * any key. `dim` is learned from one probe request unless `dimensions` is given.
  */
 import { existsSync } from 'node:fs';
 import {
+  cacheKey,
   contentHash,
   DataError,
   defaultFormatterSettings,
@@ -25,6 +28,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { l2Normalize } from '../search/exact-top-k.js';
 import type { Encoder } from './encoder.js';
+import { encoderCodeDigest } from './encoder-code.js';
 
 export interface OpenAiEmbeddingsOptions {
   model: string;
@@ -40,6 +44,8 @@ export interface OpenAiEmbeddingsOptions {
   formatter?: FormatterSettings;
   /** JSONL log of vectors by content key, appended as they arrive. */
   cacheFile?: string;
+  /** The cache key's code part instead of this encoder's code digest (tests and tools). */
+  code?: Readonly<Record<string, string>>;
 }
 
 const CacheLine = z.object({ key: z.string(), v: z.string() });
@@ -60,9 +66,20 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
   private readonly memory = new Map<string, Float32Array>();
   private appender: JsonlAppender<typeof CacheLine> | null = null;
   private _dim: number;
+  /** The part of every text's cache key that is not the text (see the file comment). */
+  private readonly keyBase: string;
 
   private constructor(private readonly options: OpenAiEmbeddingsOptions) {
     this.name = `openai:${options.model}`;
+    this.keyBase = cacheKey({
+      kind: 'openai-embedding',
+      slice: {
+        model: options.model,
+        dimensions: options.dimensions ?? null,
+        normalize: options.normalize ?? true,
+      },
+      code: options.code ?? encoderCodeDigest({ settings: { backend: 'openai-embeddings' } }),
+    }).key;
     this.formatter = options.formatter ?? defaultFormatterSettings;
     this._dim = options.dimensions ?? 0;
     this.client = new OpenAI({
@@ -108,7 +125,7 @@ export class OpenAiEmbeddingsEncoder implements Encoder {
   }
 
   private key(text: string): string {
-    return contentHash({ model: this.options.model, dimensions: this.options.dimensions ?? null, text }, 32);
+    return contentHash({ base: this.keyBase, text }, 32);
   }
 
   /** True during the dimension probe (see `request`). */

@@ -1,8 +1,11 @@
 /**
- * On-disk cache of corpus embeddings, keyed by content: SHA-256 over the encoder's identity
- * (name, dim, settings, formatter settings) and every formatted text in order. The same
- * corpus under the same model and prompts is encoded once; any change to a text, a prompt or
- * the model gives a new key. Files: `<dir>/<key>.f32` (row-major little-endian float32) and
+ * On-disk cache of corpus embeddings, keyed by content through core's keyed-resume contract
+ * (`cacheKey`, kind 'embedding-cache:<query|document>'): the encoder's identity (name, dim,
+ * settings with the model digests, formatter settings) as slice, the SHA-256 of every formatted
+ * text in order as input, and the code digest of the encoder's code (`encoderCode`: the ONNX
+ * encoder's or the OpenAI request-building file's imports) as code. The same corpus under the
+ * same model, prompts and encoder code is encoded once; any change to a text, a prompt, the
+ * model or that code gives a new key (a miss: encoded again; the old entry stays unused). Files: `<dir>/<key>.f32` (row-major little-endian float32) and
  * `<key>.json` (rows, dim, encoder name, sha256 of the `.f32`), both written atomically.
  * An entry is used only when it is whole and sane: the right size for rows x dim, the sha256
  * its sidecar recorded, and every value finite. Anything else (a truncated file, a NaN written
@@ -12,30 +15,32 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalJson, writeBytesAtomic, writeJsonAtomic } from '@dv/core';
+import { cacheKey, writeBytesAtomic, writeJsonAtomic } from '@dv/core';
 import type { Encoder } from '../encoders/encoder.js';
+import { encoderCodeDigest } from '../encoders/encoder-code.js';
 
+/**
+ * The cache key of `texts` under `encoder` (see the file comment); `code` replaces the code
+ * digest taken now (tests and tools).
+ */
 export function embeddingCacheKey(
   encoder: Encoder,
   kind: 'query' | 'document',
   texts: readonly string[],
+  code?: Readonly<Record<string, string>>,
 ): string {
   const h = createHash('sha256');
-  h.update(
-    canonicalJson({
-      name: encoder.name,
-      dim: encoder.dim,
-      settings: encoder.settings,
-      formatter: encoder.formatter,
-      kind,
-      n: texts.length,
-    }),
-  );
+  h.update(String(texts.length));
   for (const t of texts) {
     h.update('\u0000');
     h.update(t);
   }
-  return h.digest('hex');
+  return cacheKey({
+    kind: `embedding-cache:${kind}`,
+    slice: { name: encoder.name, dim: encoder.dim, settings: encoder.settings, formatter: encoder.formatter },
+    inputs: { texts: h.digest('hex') },
+    code: code ?? encoderCodeDigest(encoder),
+  }).key;
 }
 
 export interface CacheStats {
@@ -48,6 +53,8 @@ export interface CacheStats {
 export interface EmbeddingCacheOptions {
   /** Told why an entry was not used (one line naming the file). */
   onNote?: (line: string) => void;
+  /** The keys' code part instead of the encoder's code digest taken now (tests and tools). */
+  code?: Readonly<Record<string, string>>;
 }
 
 /** Why a cached matrix cannot be used, or null when it is whole and finite. */
@@ -81,7 +88,7 @@ export class EmbeddingCache {
 
   /** Document embeddings of `texts` under `encoder`, from the cache or encoded and stored. */
   async documents(encoder: Encoder, texts: readonly string[]): Promise<Float32Array> {
-    const key = embeddingCacheKey(encoder, 'document', texts);
+    const key = embeddingCacheKey(encoder, 'document', texts, this.options.code);
     const bin = join(this.dir, `${key}.f32`);
     const sidecar = join(this.dir, `${key}.json`);
     if (existsSync(bin)) {
