@@ -16,7 +16,7 @@ import { clearCodeDigestMemo, staleReasons } from '@dv/core';
 import {
   downstreamOf,
   matchStages,
-  outputsPresent,
+  outputsProblem,
   readStageRecord,
   StageSelectionError,
   stageDir,
@@ -119,8 +119,8 @@ export function explainDag(o: ExplainOptions): StageExplanation[] {
         };
       else
         e = { ...base, status: 'stale', action: 'run', reasons: reasons.length ? reasons : ['key differs'] };
-    } else if (!outputsPresent(dir, existing)) {
-      e = { ...base, status: 'stale', action: 'run', reasons: ['a recorded output is missing or changed'] };
+    } else if (outputsProblem(dir, existing) !== null) {
+      e = { ...base, status: 'stale', action: 'run', reasons: [outputsProblem(dir, existing)!] };
     } else if (rerunDeps.length > 0) {
       e = {
         ...base,
