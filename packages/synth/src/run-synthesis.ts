@@ -14,9 +14,11 @@
  * is recorded for the seeds not done, so a rerun picks them up.
  *
  * The steps, one file each under run/: `scanSeeds` (validate the seed file, pick the shard),
- * `readJournal` (the cache), `verdictIsCurrent` (re-judge a cached answer under new judge
- * settings), `synthesizeSeed` (backend -> parse -> guardrails -> `judgeAnswer`), all recording
- * through `RunState` (tallies, the stop rule, redaction). This file is the dispatch loop.
+ * `readJournal` (the cache), `verdictIsCurrent` (decide a cached answer again when its
+ * decision key is stale: other judge settings, guardrail options or deciding code,
+ * run/decision-key.ts), `synthesizeSeed` (backend -> `decideAnswer`: parse -> guardrails ->
+ * `judgeAnswer`), all recording through `RunState` (tallies, the stop rule, redaction). This
+ * file is the dispatch loop.
  *
  * At the end (or when the cost cap stops dispatching) `finalizeRun` writes, atomically:
  * `records.jsonl` (one record per seed, seed order), `failures.jsonl` (every record that is not
@@ -40,6 +42,9 @@ import type { SynthesisBackend } from './backends/synthesis-backend.js';
 import { finalizeRun, type RunSummary } from './finalize-run.js';
 import type { GuardrailOptions } from './guardrails.js';
 
+import { parseAnswer } from './parse-answer.js';
+import { decideAnswer } from './run/decide-answer.js';
+import { decisionKey } from './run/decision-key.js';
 import { judgeAnswer } from './run/judge-answer.js';
 import { LOG_FILE, readJournal } from './run/read-journal.js';
 import { NO_USAGE, RunState } from './run/run-state.js';
@@ -78,6 +83,11 @@ export interface SynthesisRunOptions extends TaskSettings {
   config?: unknown;
   command?: string[];
   signal?: AbortSignal;
+  /**
+   * The decision key's code part instead of the code digest of `DECISION_CODE` taken now: for
+   * tests and tools that check what changed deciding code does to a journal.
+   */
+  decisionCode?: Readonly<Record<string, string>>;
 }
 
 export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> {
@@ -85,6 +95,7 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
   const ids = new Set(await scanSeeds(o.seedsPath, o.shard, o.limit));
   const logPath = join(o.outDir, LOG_FILE);
   const journal = await readJournal(logPath);
+  const currentDecision = decisionKey({ judge: o.judge, guardrails: o.guardrails }, o.decisionCode);
   const appender = new JsonlAppender(logPath, SynthesisRecord, { groupPerTick: true });
   const progress = createProgress({
     label: 'synth',
@@ -102,6 +113,7 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
     ),
     progress,
     ...(o.ledger ? { ledger: o.ledger } : {}),
+    decisionKey: currentDecision,
   });
   const step = { ...o, parseRetries: o.parseRetries ?? 2 };
   const concurrency = Math.max(1, o.concurrency ?? 1);
@@ -116,12 +128,28 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
       if (!ids.has(seed.id)) continue;
       const prepared = prepareTask(seed, o);
       const prev = journal.get(prepared.ok ? prepared.task.key : prepared.key);
-      if (prev && prepared.ok && !verdictIsCurrent(prev, o.judge) && prev.newInstruction) {
-        // the answer is cached, the verdict is not: judge it again under the current settings
-        state.counts.reverified++;
-        const { createdAt: _c, status: _s, newInstruction, reason: _r, verification: _v, ...common } = prev;
-        await dispatch(judgeAnswer(state, o.judge, prepared.task, common, newInstruction, o.signal));
-        continue;
+      if (prev && prepared.ok && !verdictIsCurrent(prev, o.judge, currentDecision)) {
+        const {
+          createdAt: _c,
+          status: _s,
+          newInstruction,
+          reason: _r,
+          verification: _v,
+          decisionKey: _k,
+          ...common
+        } = prev;
+        if (prev.raw !== undefined) {
+          // the answer is cached, its decision is not: decide it again (parse, guardrails, verdict)
+          state.counts.reverified++;
+          await dispatch(decideAnswer(state, step, prepared.task, common, parseAnswer(prev.raw)));
+          continue;
+        }
+        if (newInstruction) {
+          // no raw answer kept: judge the instruction again under the current settings
+          state.counts.reverified++;
+          await dispatch(judgeAnswer(state, o.judge, prepared.task, common, newInstruction, o.signal));
+          continue;
+        }
       }
       if (prev && !(o.retryFailed && prev.status === 'failed')) {
         state.cached(prev);

@@ -73,6 +73,11 @@ export const SynthesisRecord = z
     lever: z.string().optional(),
     usage: TokenUsage.default({ promptTokens: 0, completionTokens: 0, totalTokens: 0 }),
     verification: Verification.optional(),
+    /**
+     * The key this record was decided under (parse, guardrails, verdict: @dv/synth
+     * run/decision-key.ts); absent on records that were not decided or predate it.
+     */
+    decisionKey: z.string().optional(),
     attempts: z.number().int().positive().default(1),
     createdAt: z.string(),
   })

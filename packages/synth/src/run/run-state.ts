@@ -21,11 +21,15 @@ import {
   type SynthesisTask,
 } from '../backends/synthesis-backend.js';
 import type { UsageLedger } from '../usage-ledger.js';
+import { isDecided } from './decision-key.js';
 
 /** A record before `write` stamps it. */
 export type RecordDraft = Omit<SynthesisRecord, 'createdAt'>;
 /** The fields every record of one task carries, whatever its verdict. */
-export type RecordCommon = Omit<RecordDraft, 'status' | 'newInstruction' | 'reason' | 'verification'>;
+export type RecordCommon = Omit<
+  RecordDraft,
+  'status' | 'newInstruction' | 'reason' | 'verification' | 'decisionKey'
+>;
 /** The prompt identity of a task's request. */
 export interface PromptIdentity {
   templateId: string;
@@ -63,6 +67,8 @@ export class RunState {
       secrets: string[];
       progress: Progress;
       ledger?: UsageLedger;
+      /** Stamped on every decided record (decision-key.ts). */
+      decisionKey?: string;
     },
   ) {}
 
@@ -79,7 +85,13 @@ export class RunState {
 
   /** Stamps, redacts, appends and counts one record. */
   write(r: RecordDraft): void {
-    const record = redactSecrets({ ...r, createdAt: new Date().toISOString() }, this.io.secrets);
+    const { decisionKey: _stale, ...draft } = r;
+    const stamp =
+      this.io.decisionKey !== undefined && isDecided(r) ? { decisionKey: this.io.decisionKey } : {};
+    const record = redactSecrets(
+      { ...draft, ...stamp, createdAt: new Date().toISOString() },
+      this.io.secrets,
+    );
     this.io.appender.append(record);
     this.io.journal.set(record.key, record);
     this.counts[record.status]++;

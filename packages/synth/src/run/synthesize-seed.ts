@@ -12,10 +12,10 @@
  * - `rejected`: a guardrail (`guardrail:<reason>`) or the judge (`verification`) refused I'.
  */
 import { BackendError, type SynthesisTask } from '../backends/synthesis-backend.js';
-import { checkGuardrails, type GuardrailOptions } from '../guardrails.js';
+import type { GuardrailOptions } from '../guardrails.js';
 import type { Judge } from '../verify/judge.js';
 import { askBackend, type BackendAskFailed } from './ask-backend.js';
-import { judgeAnswer } from './judge-answer.js';
+import { decideAnswer } from './decide-answer.js';
 import type { PromptIdentity, RunState } from './run-state.js';
 import { TaskPending } from './task-pending.js';
 
@@ -63,32 +63,5 @@ export async function synthesizeSeed(
     usage,
     attempts: Math.max(1, attempts),
   };
-  if (parsed.kind === 'unparsable') {
-    state.write({ ...common, status: 'failed', newInstruction: null, reason: `unparsable:${parsed.reason}` });
-    return;
-  }
-  if (parsed.kind === 'none') {
-    state.write({ ...common, status: 'none', newInstruction: null, reason: 'none' });
-    return;
-  }
-  const g = checkGuardrails(
-    {
-      newInstruction: parsed.text,
-      originalInstruction: task.instruction.text,
-      query: task.query,
-      ...(parsed.query !== undefined ? { answeredQuery: parsed.query } : {}),
-      docids: [task.positive.docid, task.target.docid, ...task.otherNegatives.map((n) => n.docid)],
-    },
-    o.guardrails,
-  );
-  if (!g.ok) {
-    state.write({
-      ...common,
-      status: 'rejected',
-      newInstruction: parsed.text,
-      reason: `guardrail:${g.reason}`,
-    });
-    return;
-  }
-  await judgeAnswer(state, o.judge, task, common, parsed.text, o.signal);
+  await decideAnswer(state, o, task, common, parsed);
 }
