@@ -78,6 +78,7 @@ export {
 export { type MergeOptions, mergeShards } from './merge-shards.js';
 export { buildMixes, countMix, type MixCounts, type MixExample, type MixInput } from './mixes.js';
 export { type ParsedAnswer, parseAnswer } from './parse-answer.js';
+export { DECISION_CODE, decisionKey } from './run/decision-key.js';
 export {
   LOG_FILE,
   readJournal,
