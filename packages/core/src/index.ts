@@ -23,6 +23,14 @@ export {
 export { InFlight } from './concurrency/in-flight.js';
 export { Semaphore } from './concurrency/semaphore.js';
 export {
+  assertKnownConfigKeys,
+  closestKey,
+  describeUnknownKeys,
+  levenshtein,
+  type UnknownConfigKey,
+  unknownConfigKeys,
+} from './config-keys.js';
+export {
   type CpuInfo,
   type CpuSample,
   cpuInfo,
@@ -43,14 +51,6 @@ export {
   readJsonIfPresent,
   readModelFolderSettings,
 } from './encoders/model-folder.js';
-export {
-  assertKnownConfigKeys,
-  closestKey,
-  describeUnknownKeys,
-  levenshtein,
-  type UnknownConfigKey,
-  unknownConfigKeys,
-} from './config-keys.js';
 export { DataError, describeZodIssues } from './errors.js';
 export {
   createFormatter,
@@ -60,7 +60,6 @@ export {
   formatQuery,
 } from './format.js';
 export { canonicalJson, contentHash, hashFile, sha256 } from './hash.js';
-export { dvCacheDir } from './io/cache-dir.js';
 export {
   tempPathFor,
   writeAtomic,
@@ -68,6 +67,7 @@ export {
   writeFileAtomic,
   writeJsonAtomic,
 } from './io/atomic-write.js';
+export { dvCacheDir } from './io/cache-dir.js';
 export {
   type JsonlRecord,
   type ReadJsonlOptions,
@@ -95,8 +95,8 @@ export {
   acquireOutputLock,
   LOCK_FILE,
   type OutputLock,
-  type OutputLockInfo,
   OutputLockedError,
+  type OutputLockInfo,
   processAlive,
   withOutputLock,
 } from './io/output-lock.js';

@@ -12,10 +12,10 @@ import {
   encodeCorpusShard,
   PrecomputedDocumentsEncoder,
   parseShardSpec,
-  shardStem,
   precisionProviderNote,
   type Ranker,
   readEmbeddingShards,
+  shardStem,
 } from '@dv/eval';
 import {
   type Command,
@@ -155,7 +155,8 @@ Use the same --precision for 'dv eval run --embeddings', so queries and document
       (progress as ReturnType<typeof createProgress> | null)?.done();
       await ranker.encoder.close?.();
       const i = r.info;
-      if (r.reencoded) ctx.stderr.write(`note: ${r.reencoded}; the shard was not finished, encoded it again\n`);
+      if (r.reencoded)
+        ctx.stderr.write(`note: ${r.reencoded}; the shard was not finished, encoded it again\n`);
       const what = r.skipped
         ? 'already complete, nothing encoded'
         : `encoded in ${r.seconds.toFixed(1)} s${r.resumedRows > 0 ? ` (resumed: ${r.resumedRows} rows from an interrupted run)` : ''}`;

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   alive,
-  dvChildPids,
   dv,
+  dvChildPids,
   metricsSteps,
   spawnDv,
   toyTrainingFixture,
