@@ -7,6 +7,7 @@
  */
 import type { MixName } from '../stages/mixes-stage.js';
 import { MIXES } from '../stages/mixes-stage.js';
+import { pooledSd, seedsNeeded } from '../stats/seeds-needed.js';
 import { type Interval, meanCi, pairedDiffCi, welchDiffCi } from '../stats/t-interval.js';
 import type { ModelResults } from './collect-results.js';
 
@@ -38,6 +39,12 @@ export interface Comparison {
   /** Welch over seeds of mean(a) - mean(b). */
   overSeeds: Interval;
   seeds: number;
+  /** Mean of arm b over seeds (the reference a relative change is taken against). */
+  referenceMean: number;
+  /** Pooled per-seed sd of the two arms (NaN under 2 seeds each). */
+  seedSd: number;
+  /** Seeds per arm the observed seed variance needs for the seed interval to exclude 0 (null: > 200 or ~0). */
+  seedsNeeded: number | null;
 }
 
 export function metricOf(r: ModelResults, m: Metric): number | undefined {
@@ -136,5 +143,8 @@ export function compare(
     perTopic: pairedDiffCi(seedAveragedPerTopic(ra, metric), seedAveragedPerTopic(rb, metric)),
     overSeeds: welchDiffCi(va, vb),
     seeds: Math.min(va.length, vb.length),
+    referenceMean: vb.length ? vb.reduce((x, y) => x + y, 0) / vb.length : Number.NaN,
+    seedSd: pooledSd(va, vb),
+    seedsNeeded: seedsNeeded(welchDiffCi(va, vb).mean, pooledSd(va, vb)),
   };
 }

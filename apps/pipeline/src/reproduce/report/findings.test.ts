@@ -6,12 +6,27 @@ import { evaluateFindings, FINDINGS } from './findings.js';
 const iv = (lo: number, hi: number, n = 200) => ({ mean: (lo + hi) / 2, lo, hi, n, sd: 1, level: 0.95 });
 
 /** Comparisons from a table of (backbone, a, b, metric) -> interval over topics [, over seeds]. */
-function lookup(table: Record<string, [number, number] | [number, number, number, number]>, seeds = 3) {
+function lookup(
+  table: Record<string, [number, number] | [number, number, number, number]>,
+  seeds = 3,
+  referenceMean = 50,
+) {
   return (backbone: string, a: MixName, b: MixName, metric: 'pMrr' | 'score'): Comparison | null => {
     const t = table[`${backbone}:${a}-${b}:${metric}`];
     if (!t) return null;
     const overSeeds = t.length === 4 ? iv(t[2], t[3], seeds) : iv(t[0], t[1], seeds);
-    return { backbone, a, b, metric, perTopic: iv(t[0], t[1]), overSeeds, seeds };
+    return {
+      backbone,
+      a,
+      b,
+      metric,
+      perTopic: iv(t[0], t[1]),
+      overSeeds,
+      seeds,
+      referenceMean,
+      seedSd: 1,
+      seedsNeeded: 3,
+    };
   };
 }
 
@@ -50,6 +65,22 @@ describe('evaluateFindings', () => {
     });
     expect(r[1]!.claims[0]!.reason).toMatch(/CI over seeds contains 0/);
     expect(r[0]!.claims[0]!.claim.paper.value).toBe(2.36);
+  });
+
+  it('"costs a little Score" needs the size too: a cost past twice the paper relative cost is not reproduced', () => {
+    const small = evaluateFindings(['bert'], lookup({ 'bert:ins-dv-ins-orig:score': [-5, -1] }, 3, 50));
+    expect(small[1]!.claims[0]!.sign.verdict).toBe('reproduced');
+    expect(small[1]!.claims[0]!.magnitude?.result).toBe('within');
+    expect(small[1]!.verdict).toBe('reproduced');
+    // -13 points on 57 (the committed mini run): the sign holds, the size is ~3x the paper's
+    const big = evaluateFindings(['bert'], lookup({ 'bert:ins-dv-ins-orig:score': [-16, -10] }, 3, 57));
+    expect(big[1]!.claims[0]!.sign.verdict).toBe('reproduced');
+    expect(big[1]!.claims[0]!.magnitude?.result).toBe('beyond');
+    expect(big[1]!.verdict).toBe('not reproduced');
+    expect(big[1]!.claims[0]!.reason).toMatch(/the sign holds .* past .*a little/);
+    // straddling the band edge (-15%): inconclusive
+    const edge = evaluateFindings(['bert'], lookup({ 'bert:ins-dv-ins-orig:score': [-10, -5] }, 3, 50));
+    expect(edge[1]!.verdict).toBe('inconclusive');
   });
 
   it('says what is missing: a second backbone, or enough seeds', () => {

@@ -6,6 +6,7 @@
  * into verdicts (stats/verdict.ts).
  */
 import type { MixName } from '../stages/mixes-stage.js';
+import { type MagnitudeCheck, type MagnitudeClaim, magnitudeCheck } from '../stats/magnitude.js';
 import { type ClaimVerdict, claimVerdict, combineVerdicts, type Verdict } from '../stats/verdict.js';
 import type { Comparison } from './aggregate.js';
 
@@ -17,6 +18,8 @@ export interface Claim {
   backbone: 'first' | 'second';
   /** The paper's a - b (x100), with what it compares. */
   paper: { value: number | null; note: string };
+  /** Where the paper's wording gives a size: the band its relative change must fall in. */
+  magnitude?: MagnitudeClaim;
 }
 
 export interface Finding {
@@ -33,6 +36,8 @@ const P = {
   allDv: [8.3, 21.38],
 } as const;
 const d = (a: number, b: number) => Math.round((a - b) * 100) / 100;
+/** The paper's relative change of a against b, in %. */
+const rel = (a: number, b: number) => ((a - b) / b) * 100;
 
 export const FINDINGS: readonly Finding[] = Object.freeze([
   {
@@ -69,6 +74,8 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
         direction: 'down',
         backbone: 'first',
         paper: { value: d(P.insDv[1], P.insOrig[1]), note: '19.73 vs 21.33' },
+        // "costs a little": at most twice the paper's relative cost (-7.5%), i.e. up to -15%
+        magnitude: { paperRelative: rel(P.insDv[1], P.insOrig[1]), factor: 2, wording: 'a little' },
       },
     ],
   },
@@ -147,10 +154,27 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
   },
 ] satisfies Finding[]);
 
+/**
+ * A claim's verdict from its sign check and, where it has one, its magnitude check: a sign
+ * reproduced with a size past the paper's band is a different claim ("a little" is not 3x), so
+ * it is not reproduced; with the size undecided it is inconclusive.
+ */
+export function withMagnitude(sign: ClaimVerdict, magnitude: MagnitudeCheck | null): ClaimVerdict {
+  if (!magnitude || sign.verdict !== 'reproduced') return sign;
+  if (magnitude.result === 'within')
+    return { verdict: 'reproduced', reason: `${sign.reason}; ${magnitude.reason}` };
+  if (magnitude.result === 'beyond')
+    return { verdict: 'not reproduced', reason: `the sign holds (${sign.reason}) but ${magnitude.reason}` };
+  return { verdict: 'inconclusive', reason: `the sign holds (${sign.reason}) but the ${magnitude.reason}` };
+}
+
 export interface ClaimResult extends ClaimVerdict {
   claim: Claim;
   backbone: string | null;
   comparison: Comparison | null;
+  /** The sign check alone (the verdict also needs the magnitude, where the claim has one). */
+  sign: ClaimVerdict;
+  magnitude: MagnitudeCheck | null;
 }
 
 export interface FindingResult {
@@ -178,22 +202,25 @@ export function evaluateFindings(
           comparison: null,
           verdict: 'inconclusive',
           reason: 'no second backbone in this run (pass --backbones all)',
+          sign: { verdict: 'inconclusive', reason: 'not run' },
+          magnitude: null,
         };
       const comparison = comparisonOf(backbone, claim.a, claim.b, claim.metric);
-      const v = claimVerdict(
-        {
-          direction: claim.direction,
-          intervals: comparison
-            ? [
-                { ...comparison.perTopic, label: 'topics' },
-                { ...comparison.overSeeds, label: 'seeds' },
-              ]
-            : [],
-          seeds: comparison?.seeds ?? 0,
-        },
+      const intervals = comparison
+        ? [
+            { ...comparison.perTopic, label: 'topics' },
+            { ...comparison.overSeeds, label: 'seeds' },
+          ]
+        : [];
+      const sign = claimVerdict(
+        { direction: claim.direction, intervals, seeds: comparison?.seeds ?? 0 },
         minSeeds,
       );
-      return { claim, backbone, comparison, ...v };
+      const magnitude =
+        claim.magnitude && comparison
+          ? magnitudeCheck(intervals, comparison.referenceMean, claim.magnitude)
+          : null;
+      return { claim, backbone, comparison, sign, magnitude, ...withMagnitude(sign, magnitude) };
     });
     return { finding, claims, verdict: combineVerdicts(claims.map((c) => c.verdict)) };
   });

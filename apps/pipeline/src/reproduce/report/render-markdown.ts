@@ -133,7 +133,7 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
     );
   L.push('## Findings', '');
   L.push(
-    'Each verdict is computed (stats/verdict.ts) from two 95% t intervals of the difference (x100): over topics (the seed-averaged per-topic difference; topic variance) and over seeds (Welch, the per-seed means; training variance). Reproduced when both lie on the claimed side of 0, not reproduced when both lie on the other side, inconclusive otherwise or with fewer than 3 seeds per arm.',
+    'Each verdict is computed (stats/verdict.ts) from two 95% t intervals of the difference (x100): over topics (the seed-averaged per-topic difference; topic variance) and over seeds (Welch, the per-seed means; training variance). Sign check: reproduced when both lie on the claimed side of 0, not reproduced when both lie on the other side, inconclusive otherwise or with fewer than 3 seeds per arm. Where the paper states a size ("a little"), a magnitude check follows (stats/magnitude.ts): the relative change must lie within the stated band of the paper\'s own relative change; a sign that holds with a size past the band is not reproduced. "Seeds needed" is how many seeds per arm the observed seed variance needs for the seed interval to exclude 0 (stats/seeds-needed.ts).',
     '',
   );
   for (const f of d.findings) {
@@ -142,6 +142,7 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
       const diff = c.comparison ? c.comparison.perTopic.mean.toFixed(2) : '-';
       L.push(
         `  - ${c.backbone ?? 'second backbone'}: ${mixLabel(c.claim.a)} − ${mixLabel(c.claim.b)} ${c.claim.metric === 'pMrr' ? 'p-MRR' : 'Score'} ${c.claim.direction === 'up' ? '> 0' : '< 0'}: ours ${diff} → ${c.verdict} (${c.reason}); paper ${c.claim.paper.value === null ? 'n/a' : (c.claim.paper.value > 0 ? '+' : '') + c.claim.paper.value.toFixed(2)} (${c.claim.paper.note})`,
+        `    - sign: ${c.sign.verdict}; magnitude: ${c.magnitude ? `${c.magnitude.result} (band ${c.magnitude.band.map((x) => `${x.toFixed(1)}%`).join(' to ')})` : 'no size claimed'}; seeds needed at this variance: ${c.comparison ? (c.comparison.seedsNeeded ?? '> 200 (difference ~0 at this spread)') : '-'}`,
       );
     }
   }

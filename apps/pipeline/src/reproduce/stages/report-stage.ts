@@ -99,6 +99,8 @@ export function reportStage(
             backboneName: c.backbone,
             verdict: c.verdict,
             reason: c.reason,
+            sign: c.sign,
+            magnitude: c.magnitude,
             comparison: c.comparison,
           })),
         })),
