@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -33,6 +33,9 @@ describe('dv reproduce', () => {
     for (const args of [
       ['--profile', 'huge'],
       ['--seeds', '0'],
+      ['--seeds', '5,5'],
+      ['--seeds', '5,x'],
+      ['--world-seed', 'w'],
       ['--backbones', 'some'],
       ['--quick', '--out', out, '--from', 'no-such-stage'],
       ['--quick', '--out', out, '--from', 'synth', '--only', 'eval'],
@@ -42,5 +45,31 @@ describe('dv reproduce', () => {
       expect(r.err).toMatch(/^dv reproduce: /);
       expect(r.err).not.toMatch(/\n\s+at /);
     }
+  });
+
+  it('--seeds LIST and --world-seed choose the seeds and the world; --explain runs nothing', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'dv-reproduce-cli-')), 'run');
+    const r = await dv([
+      'reproduce',
+      '--quick',
+      '--explain',
+      '--seeds',
+      '5,99',
+      '--world-seed',
+      '7',
+      '--out',
+      out,
+    ]);
+    expect(r.code, r.err).toBe(0);
+    const trainIds = [...r.out.matchAll(/^(train\/\S+)/gm)].map((m) => m[1]);
+    expect(trainIds).toContain('train/mini-bert/ins-dv/seed-5');
+    expect(trainIds).toContain('train/mini-bert/ins-dv/seed-99');
+    expect(trainIds.filter((id) => id?.includes('seed-13'))).toEqual([]);
+    expect(r.out).toMatch(/0 kept, \d+ to run/);
+    expect(existsSync(out)).toBe(false); // nothing written
+    const { resolveReproduceConfig } = await import('../reproduce/reproduce-config.js');
+    const world = resolveReproduceConfig({ profile: 'mini', quick: true, worldSeed: 7 }).world;
+    expect(world.seed).toBe(7);
+    expect(() => resolveReproduceConfig({ profile: 'paper', worldSeed: 7 })).toThrow(/mini world/);
   });
 });

@@ -12,6 +12,21 @@ import { InterruptedError, StageSelectionError } from '../reproduce/run-dag.js';
 import { explainReproduce, runReproduce } from '../reproduce/run-reproduce.js';
 import { STAGE_GROUPS } from '../reproduce/stage.js';
 
+/** `--seeds N` (a count) or `--seeds A,B,C` (distinct integer seeds). */
+function seedsOption(value: string | undefined): number | number[] | undefined {
+  if (value === undefined) return undefined;
+  const parts = value.split(',').map((p) => p.trim());
+  if (!parts.every((p) => /^-?\d+$/.test(p)))
+    throw new UsageError(`--seeds takes a count or a comma-separated list of integers (got '${value}')`);
+  const nums = parts.map(Number);
+  if (parts.length === 1) {
+    if (nums[0]! < 1) throw new UsageError(`--seeds N needs N >= 1 (got ${nums[0]})`);
+    return nums[0]!;
+  }
+  if (new Set(nums).size !== nums.length) throw new UsageError(`--seeds lists a seed twice ('${value}')`);
+  return nums;
+}
+
 export const reproduceCommand: Command = {
   name: 'reproduce',
   summary: 'run the whole reproduction end to end (cached DAG of stages) and write the report',
@@ -46,7 +61,16 @@ or an id prefix (e.g. eval/mini-bert).`,
       description: "'all' adds the second mini backbone (mini-gte); paper: every paper.models entry",
       valueName: 'default|all',
     },
-    seeds: { type: 'string', description: 'number of fine-tuning seeds', valueName: 'N' },
+    seeds: {
+      type: 'string',
+      description: "fine-tuning seeds: a count N (the profile's first N) or a list A,B,C",
+      valueName: 'N|LIST',
+    },
+    'world-seed': {
+      type: 'string',
+      description: 'seed of the mini world (a second world of the same sizes)',
+      valueName: 'S',
+    },
     out: {
       type: 'string',
       description: 'run folder (default runs/reproduce-<profile>[-quick])',
@@ -66,7 +90,8 @@ or an id prefix (e.g. eval/mini-bert).`,
   async run(ctx) {
     const profile = enumOption(ctx, 'profile', ['mini', 'paper'] as const) ?? 'mini';
     const backbones = enumOption(ctx, 'backbones', ['all', 'default'] as const);
-    const seeds = numberOption(ctx, 'seeds', { integer: true, positive: true });
+    const seeds = seedsOption(stringOption(ctx, 'seeds'));
+    const worldSeed = numberOption(ctx, 'world-seed', { integer: true });
     const str = (k: string) => stringOption(ctx, k);
     if (ctx.values.explain) {
       try {
@@ -75,6 +100,8 @@ or an id prefix (e.g. eval/mini-bert).`,
           ...(ctx.values.quick ? { quick: true } : {}),
           ...(str('config') ? { configFile: str('config') } : {}),
           ...(seeds !== undefined ? { seeds } : {}),
+          ...(worldSeed !== undefined ? { worldSeed } : {}),
+          ...(worldSeed !== undefined ? { worldSeed } : {}),
           ...(backbones ? { backbones } : {}),
           ...(str('out') ? { out: str('out') } : {}),
           ...(str('from') ? { from: str('from') } : {}),
@@ -99,6 +126,7 @@ or an id prefix (e.g. eval/mini-bert).`,
         ...(ctx.values.quick ? { quick: true } : {}),
         ...(str('config') ? { configFile: str('config') } : {}),
         ...(seeds !== undefined ? { seeds } : {}),
+        ...(worldSeed !== undefined ? { worldSeed } : {}),
         ...(backbones ? { backbones } : {}),
         ...(str('out') ? { out: str('out') } : {}),
         ...(str('from') ? { from: str('from') } : {}),

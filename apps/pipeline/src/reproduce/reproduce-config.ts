@@ -235,11 +235,14 @@ export interface ResolveConfigOptions {
   quick?: boolean;
   /** JSON file merged over the profile. */
   configFile?: string;
-  seeds?: number;
+  /** `--seeds N` (the profile's first N seeds, then 7919 * i) or `--seeds A,B,C` (these seeds). */
+  seeds?: number | readonly number[];
+  /** `--world-seed S`: the mini world's seed (another world of the same sizes). */
+  worldSeed?: number;
   backbones?: 'default' | 'all';
 }
 
-/** The run config from a profile, `--quick`, `--config FILE`, `--seeds N`, `--backbones all`. */
+/** The run config from a profile, `--quick`, `--config FILE`, `--seeds N|LIST`, `--world-seed S`, `--backbones all`. */
 export function resolveReproduceConfig(o: ResolveConfigOptions): ReproduceConfig {
   let raw: unknown = clone(
     o.profile === 'paper'
@@ -269,9 +272,15 @@ export function resolveReproduceConfig(o: ResolveConfigOptions): ReproduceConfig
       ).map((m) => m.name);
   }
   const r = raw as Record<string, unknown>;
-  if (o.seeds !== undefined) {
+  if (typeof o.seeds === 'number') {
     const base = REPRODUCE_PROFILES.mini.seeds;
-    r.seeds = Array.from({ length: o.seeds }, (_, i) => base[i] ?? 7919 * (i + 1));
+    const count = o.seeds;
+    r.seeds = Array.from({ length: count }, (_, i) => base[i] ?? 7919 * (i + 1));
+  } else if (o.seeds !== undefined) r.seeds = [...o.seeds];
+  if (o.worldSeed !== undefined) {
+    if (o.profile === 'paper')
+      throw new DataError('--world-seed is for the mini world; the paper profile has no world to build');
+    (r.world as Record<string, unknown>).seed = o.worldSeed;
   }
   if (o.backbones === 'all')
     r.backbones =

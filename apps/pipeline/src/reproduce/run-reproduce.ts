@@ -22,7 +22,8 @@ export interface ReproduceOptions {
   profile?: 'mini' | 'paper';
   quick?: boolean;
   configFile?: string;
-  seeds?: number;
+  seeds?: number | readonly number[];
+  worldSeed?: number;
   backbones?: 'default' | 'all';
   out?: string;
   from?: string;
@@ -57,6 +58,7 @@ function resolveConfigOf(o: ReproduceOptions): ReproduceConfig {
     ...(o.quick ? { quick: true } : {}),
     ...(o.configFile ? { configFile: o.configFile } : {}),
     ...(o.seeds !== undefined ? { seeds: o.seeds } : {}),
+    ...(o.worldSeed !== undefined ? { worldSeed: o.worldSeed } : {}),
     ...(o.backbones ? { backbones: o.backbones } : {}),
   });
 }
