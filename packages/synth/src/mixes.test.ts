@@ -136,6 +136,44 @@ describe('matched-budget mixes', () => {
       ),
     ).toEqual(m['all-dv'].map((e) => e.id));
   });
+  it('control arms: the Ins-DV / All-DV topics, each original twice, and the paper mixes unchanged by asking for them', () => {
+    const input = { ...world(30, 20, 40), budget: 40, instructionExamples: 20, seed: 1 };
+    const paper = buildMixes(input) as Record<DataMix, MixExample[]>;
+    const m = buildMixes({
+      ...input,
+      mixes: ['ins-orig', 'ins-dv', 'all-orig', 'all-dv', 'ins-orig-tm', 'all-orig-tm'],
+    }) as Record<DataMix, MixExample[]>;
+    for (const k of ['ins-orig', 'ins-dv', 'all-orig', 'all-dv'] as const)
+      expect(m[k].map((e) => e.id)).toEqual(paper[k].map((e) => e.id));
+    expect(countMix(m['ins-orig-tm'])).toEqual({
+      total: 40,
+      original: 40,
+      complement: 0,
+      general: 0,
+      pairs: 0,
+    });
+    expect(countMix(m['all-orig-tm'])).toEqual({
+      total: 40,
+      original: 20,
+      complement: 0,
+      general: 20,
+      pairs: 0,
+    });
+    const base = (id: string) => id.replace(/#2$/, '');
+    const topics = (xs: MixExample[]) =>
+      new Set(xs.filter((x) => x.view !== 'general').map((x) => base(x.id)));
+    // exactly Ins-DV's pair originals, each twice, under unique ids
+    const dvOriginals = new Set(m['ins-dv'].filter((x) => x.view === 'original').map((x) => x.id));
+    expect(topics(m['ins-orig-tm'])).toEqual(dvOriginals);
+    expect(new Set(m['ins-orig-tm'].map((x) => x.id)).size).toBe(40);
+    for (const id of dvOriginals) expect(m['ins-orig-tm'].filter((x) => base(x.id) === id)).toHaveLength(2);
+    expect(m['ins-orig-tm'].every((x) => !x.pairId || !x.id.endsWith('#2'))).toBe(true);
+    const allDvOriginals = new Set(m['all-dv'].filter((x) => x.view === 'original').map((x) => x.id));
+    expect(topics(m['all-orig-tm'])).toEqual(allDvOriginals);
+    expect([...m['all-orig-tm'].filter((x) => x.view === 'general').map((x) => x.id)].sort()).toEqual(
+      [...m['all-dv'].filter((x) => x.view === 'general').map((x) => x.id)].sort(),
+    );
+  });
   it('refuses budgets the data cannot fill, with the numbers', () => {
     expect(() => buildMixes({ ...world(5, 50, 50), budget: 20 })).toThrow(
       /the matched mixes need N\/2 = 10 accepted pairs \(Ins-DV, .*\); the synthesis has 5: lower the budget to at most 10/,

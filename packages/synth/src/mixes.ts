@@ -9,6 +9,11 @@
  * the Ins-DV pairs' originals are inside Ins-orig, the All-DV pairs' originals inside All-orig,
  * and both All-* mixes share one general sample. Every count is checked; a budget the data
  * cannot fill is a `DataError` naming the numbers.
+ * Two control arms (ours, not the paper's; built only when asked for):
+ * - Ins-orig-tm: the N/2 originals of Ins-DV's pairs, each twice (no complements): Ins-DV's
+ *   topics at Ins-DV's budget, so Ins-DV minus it is what the complements add beyond repetition.
+ * - All-orig-tm: the K/2 originals of All-DV's pairs, each twice, + the same general sample.
+ * The second copy of an original is the same example under the id `<id>#2` (no `pairId`).
  */
 import {
   createRng,
@@ -96,6 +101,12 @@ export function buildMixes(input: MixInput): Partial<Record<DataMix, MixExample[
     );
 
   const pairUnits = (os: TrainingExample[]) => os.map((o) => [o, compByOriginal.get(o.id)!] as MixExample[]);
+  /** Each original twice, as two units (the control arms' repetition in place of a complement). */
+  const repeatedUnits = (os: TrainingExample[]) =>
+    os.flatMap((o) => {
+      const { pairId: _pair, ...rest } = o;
+      return [[o], [{ ...rest, id: `${o.id}#2` }]] as MixExample[][];
+    });
   const dvHalf = paired.slice(0, n / 2);
   const inDv = new Set(dvHalf.map((o) => o.id));
   const rest = shuffled(
@@ -118,6 +129,9 @@ export function buildMixes(input: MixInput): Partial<Record<DataMix, MixExample[
     'all-orig': () =>
       interleave([...allOrigInstr.map((o) => [o]), ...gen.map((g) => [g])], rng.fork('all-orig')),
     'all-dv': () => interleave([...pairUnits(allDvPairs), ...gen.map((g) => [g])], rng.fork('all-dv')),
+    'ins-orig-tm': () => interleave(repeatedUnits(dvHalf), rng.fork('ins-orig-tm')),
+    'all-orig-tm': () =>
+      interleave([...repeatedUnits(allDvPairs), ...gen.map((g) => [g])], rng.fork('all-orig-tm')),
   };
   const mixes: Partial<Record<DataMix, MixExample[]>> = {};
   for (const m of which) mixes[m] = built[m]();
@@ -126,6 +140,8 @@ export function buildMixes(input: MixInput): Partial<Record<DataMix, MixExample[
     'ins-dv': { original: n / 2, complement: n / 2, general: 0, pairs: n / 2 },
     'all-orig': { original: k, complement: 0, general: n - k, pairs: 0 },
     'all-dv': { original: k / 2, complement: k / 2, general: n - k, pairs: k / 2 },
+    'ins-orig-tm': { original: n, complement: 0, general: 0, pairs: 0 },
+    'all-orig-tm': { original: k, complement: 0, general: n - k, pairs: 0 },
   };
   for (const [name, ex] of Object.entries(mixes) as Array<[DataMix, MixExample[]]>) {
     const c = countMix(ex);

@@ -73,6 +73,12 @@ export const ReproduceConfig = z.object({
     /** K instruction examples in All-* (default N/2). */
     instructionExamples: z.number().int().nonnegative().optional(),
     seed: z.number().int().default(DEFAULT_SEED),
+    /**
+     * Also train the topic-matched control arms (Ins-orig-tm, All-orig-tm: the DV mixes' topics,
+     * each original twice), so a verdict on dual-view data is read beside what topic count
+     * alone does (issue 26).
+     */
+    controls: z.boolean().default(false),
   }),
   /** MLM pretraining of each backbone (MlmConfig; `backbone` and `seed` are set per stage). */
   pretrain: MlmConfig.omit({ backbone: true }),
@@ -137,7 +143,8 @@ const fullMini = {
   },
   // ours: mini-world documents carry WordNet metadata, so the judge reads it too
   synth: { judge: 'lexical-metadata', judgeThreshold: 0.25, devPairs: 200 },
-  mixes: { budget: 4000, seed: DEFAULT_SEED },
+  // the control arms train 6 more models (3 seeds x Ins-orig-tm, All-orig-tm): about +5 min
+  mixes: { budget: 4000, seed: DEFAULT_SEED, controls: true },
   // `backbone` is set per stage (the schema omits it), so the preset's is left out here
   pretrain: { ...mlmPresetWithoutBackbone(), steps: 300, maxTexts: 40_000 },
   // ours: seed instructions run to ~50-100 word pieces; the preset's 32 would cut most of them

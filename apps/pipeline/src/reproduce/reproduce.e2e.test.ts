@@ -102,14 +102,14 @@ describe('pnpm reproduce --quick', () => {
     const md = readFileSync(join(dir, 'report.md'), 'utf8');
     expect(md).toMatch(/## Findings/);
     // one computed statement per finding; --quick has 1 seed, so none can be decided
-    expect(md.match(/^- \*\*(REPRODUCED|NOT REPRODUCED|INCONCLUSIVE)\*\*/gm)).toHaveLength(5);
+    expect(md.match(/^- \*\*(REPRODUCED|NOT REPRODUCED|INCONCLUSIVE)\*\*/gm)).toHaveLength(6);
     expect(md).toContain('Ins-DV');
     expect(md).not.toContain('STAND-IN');
     const html = readFileSync(join(dir, 'report.html'), 'utf8');
     expect(html.match(/<svg/g)?.length).toBeGreaterThanOrEqual(3);
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/);
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
-    expect(results.findings).toHaveLength(5);
+    expect(results.findings).toHaveLength(6);
     for (const m of results.models) for (const s of m.sources) expect(existsSync(join(out, s)), s).toBe(true);
     expect(
       results.models.find((m: { id: string }) => m.id === 'mini-bert/ins-dv/seed-13').followir.pMrr,

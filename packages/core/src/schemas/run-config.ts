@@ -27,7 +27,13 @@ export const ModelConfig = z.object({
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
-export const DataMix = z.enum(['ins-orig', 'ins-dv', 'all-orig', 'all-dv']);
+/**
+ * The paper's four matched-budget mixes, and two control arms of ours (issue 26): `ins-orig-tm`
+ * and `all-orig-tm` hold exactly the instruction topics of Ins-DV / All-DV (their pairs'
+ * originals), each original twice instead of with its complement, so that a comparison with
+ * them isolates what the complement adds beyond seeing fewer topics twice.
+ */
+export const DataMix = z.enum(['ins-orig', 'ins-dv', 'all-orig', 'all-dv', 'ins-orig-tm', 'all-orig-tm']);
 export type DataMix = z.infer<typeof DataMix>;
 
 export const DataConfig = z.object({

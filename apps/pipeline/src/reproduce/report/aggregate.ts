@@ -6,7 +6,7 @@
  * All values x100.
  */
 import type { MixName } from '../stages/mixes-stage.js';
-import { MIXES } from '../stages/mixes-stage.js';
+import { ALL_MIXES } from '../stages/mixes-stage.js';
 import { pooledSd, seedsNeeded } from '../stats/seeds-needed.js';
 import { type Interval, meanCi, pairedDiffCi, welchDiffCi } from '../stats/t-interval.js';
 import type { ModelResults } from './collect-results.js';
@@ -77,7 +77,7 @@ function trained(results: readonly ModelResults[], backbone: string, mix: MixNam
 export function tableRows(results: readonly ModelResults[], backbones: readonly string[]): TableRow[] {
   const rows: TableRow[] = [];
   for (const backbone of backbones)
-    for (const mix of MIXES) {
+    for (const mix of ALL_MIXES) {
       const rs = trained(results, backbone, mix);
       if (rs.length === 0) continue;
       const metrics = Object.fromEntries(

@@ -11,7 +11,7 @@ import { loadMiniWorld, MINI_FILES } from '@dv/data';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageRecord } from '../stage.js';
 import type { ModelRef } from '../stages/eval-stage.js';
-import { MIXES, type MixName } from '../stages/mixes-stage.js';
+import { ALL_MIXES, type MixName } from '../stages/mixes-stage.js';
 import { SYNTH_DIRS } from '../stages/synth-stage.js';
 import { type Comparison, compare, seedAveragedPerTopic, type TableRow, tableRows } from './aggregate.js';
 import { collectModelResults, type ModelResults } from './collect-results.js';
@@ -70,6 +70,8 @@ const MIX_LABEL: Record<MixName, string> = {
   'ins-dv': 'Ins-DV',
   'all-orig': 'All-orig',
   'all-dv': 'All-DV',
+  'ins-orig-tm': 'Ins-orig (topic-matched)',
+  'all-orig-tm': 'All-orig (topic-matched)',
 };
 export const mixLabel = (m: MixName) => MIX_LABEL[m];
 
@@ -137,6 +139,9 @@ export async function buildReport(input: {
     ['all-dv', 'all-orig'],
     ['all-orig', 'ins-orig'],
     ['all-dv', 'ins-dv'],
+    ['ins-dv', 'ins-orig-tm'],
+    ['all-dv', 'all-orig-tm'],
+    ['ins-orig-tm', 'ins-orig'],
   ];
   for (const backbone of config.backbones)
     for (const [a, b] of pairs)
@@ -164,7 +169,7 @@ export async function buildReport(input: {
       );
   const levers: LeverPoint[] = [];
   for (const backbone of config.backbones)
-    for (const mix of MIXES) {
+    for (const mix of ALL_MIXES) {
       const rs = models.filter(
         (r) => r.model.kind === 'trained' && r.model.backbone === backbone && r.model.mix === mix,
       );

@@ -31,13 +31,14 @@ function lookup(
 }
 
 describe('evaluateFindings', () => {
-  it('covers the five findings of PAPER.md', () => {
+  it('covers the five findings of PAPER.md and our topic-matched control', () => {
     expect(FINDINGS.map((f) => f.id)).toEqual([
       'dv-raises-p-mrr',
       'ins-dv-costs-score',
       'all-dv-both-improve',
       'general-data-dilutes',
       'second-backbone',
+      'dv-beyond-topics',
     ]);
   });
 
@@ -53,6 +54,8 @@ describe('evaluateFindings', () => {
         'bert:all-dv-ins-dv:pMrr': [-4, -0.1], // down: yes
         'gte:ins-dv-ins-orig:pMrr': [1, 2],
         'gte:all-dv-all-orig:pMrr': [-0.5, 2],
+        'bert:ins-dv-ins-orig-tm:pMrr': [0.3, 1.5],
+        'bert:all-dv-all-orig-tm:pMrr': [0.1, 2],
       }),
     );
     const v = Object.fromEntries(r.map((f) => [f.finding.id, f.verdict]));
@@ -62,6 +65,7 @@ describe('evaluateFindings', () => {
       'all-dv-both-improve': 'not reproduced',
       'general-data-dilutes': 'reproduced',
       'second-backbone': 'inconclusive',
+      'dv-beyond-topics': 'reproduced',
     });
     expect(r[1]!.claims[0]!.reason).toMatch(/CI over seeds contains 0/);
     expect(r[0]!.claims[0]!.claim.paper.value).toBe(2.36);

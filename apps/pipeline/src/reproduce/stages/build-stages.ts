@@ -6,7 +6,7 @@
 import type { MiniBackbone, ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
 import { evalStage, type ModelRef } from './eval-stage.js';
-import { MIXES, mixesStage } from './mixes-stage.js';
+import { mixesOf, mixesStage } from './mixes-stage.js';
 import { EXPORT_DIR, pretrainStage } from './pretrain-stage.js';
 import { reportStage } from './report-stage.js';
 import { synthStage } from './synth-stage.js';
@@ -38,7 +38,7 @@ export function modelRefs(
       });
   }
   for (const backbone of config.backbones)
-    for (const mix of MIXES)
+    for (const mix of mixesOf(config))
       for (const seed of config.seeds)
         models.push({
           id: `${backbone}/${mix}/seed-${seed}`,
@@ -56,7 +56,7 @@ export function buildMiniStages(config: ReproduceConfig): StageSpec[] {
   const stages: StageSpec[] = [worldStage(config), synthStage(config), mixesStage(config)];
   for (const backbone of config.backbones as MiniBackbone[]) stages.push(pretrainStage(config, backbone));
   for (const backbone of config.backbones)
-    for (const mix of MIXES)
+    for (const mix of mixesOf(config))
       for (const seed of config.seeds) stages.push(trainStage(config, backbone, mix, seed));
   const models = modelRefs(config);
   for (const m of models) stages.push(evalStage(config, m));

@@ -1,5 +1,6 @@
 /** Stage `mixes`: the four matched-budget mixes (@dv/synth writeMixes, as `dv synth mix`). */
 import { join } from 'node:path';
+import { DataMix } from '@dv/core';
 import { MINI_FILES } from '@dv/data';
 import { writeMixes } from '@dv/synth';
 import { stageFiles } from '../internal/stage-files.js';
@@ -8,8 +9,18 @@ import type { StageSpec } from '../stage.js';
 import { stageFileCode } from '../stage-code.js';
 import { SYNTH_DIRS } from './synth-stage.js';
 
-export const MIXES = ['ins-orig', 'ins-dv', 'all-orig', 'all-dv'] as const;
-export type MixName = (typeof MIXES)[number];
+/** The paper's four mixes. */
+export const MIXES = ['ins-orig', 'ins-dv', 'all-orig', 'all-dv'] as const satisfies readonly DataMix[];
+/** The topic-matched control arms (@dv/synth mixes.ts), trained when `mixes.controls` is set. */
+export const CONTROL_MIXES = ['ins-orig-tm', 'all-orig-tm'] as const satisfies readonly DataMix[];
+/** Every mix a run can hold, in report order. */
+export const ALL_MIXES: readonly DataMix[] = DataMix.options;
+export type MixName = DataMix;
+
+/** The mixes a run builds and trains: the paper's four, plus the control arms when asked for. */
+export function mixesOf(config: Pick<ReproduceConfig, 'mixes'>): MixName[] {
+  return [...MIXES, ...(config.mixes.controls ? CONTROL_MIXES : [])];
+}
 
 export function mixPath(mixesDir: string, mix: MixName): string {
   return join(mixesDir, mix, 'train.jsonl');
@@ -35,7 +46,7 @@ export function mixesStage(config: ReproduceConfig, source = 'world'): StageSpec
           : {}),
         seed: config.mixes.seed,
         formatter: config.train.formatter,
-        mixes: [...MIXES],
+        mixes: mixesOf(config),
         command: ['dv', 'reproduce'],
       });
       const counts = Object.fromEntries(Object.entries(res).map(([k, { files: _f, ...c }]) => [k, c]));

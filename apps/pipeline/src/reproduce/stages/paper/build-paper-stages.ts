@@ -10,7 +10,7 @@ import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
 import { modelRefs } from '../build-stages.js';
 import type { ModelRef } from '../eval-stage.js';
-import { MIXES, mixesStage } from '../mixes-stage.js';
+import { mixesOf, mixesStage } from '../mixes-stage.js';
 import { reportStage } from '../report-stage.js';
 import { trainStage } from '../train-stage.js';
 import { BACKBONE_EXPORT, backboneStage, backboneStageId } from './backbone-stage.js';
@@ -42,7 +42,7 @@ export function buildPaperStages(config: ReproduceConfig): PaperStages {
   for (const backbone of config.backbones) stages.push(backboneStage(config, backbone));
   const scaleOut = paper.compute === 'scale-out';
   for (const backbone of config.backbones)
-    for (const mix of MIXES)
+    for (const mix of mixesOf(config))
       for (const seed of config.seeds)
         stages.push(
           scaleOut
