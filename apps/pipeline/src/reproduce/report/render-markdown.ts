@@ -5,7 +5,7 @@
  */
 import { formatDuration } from '@dv/core';
 import type { Interval } from '../stats/t-interval.js';
-import type { Metric, TableRow } from './aggregate.js';
+import type { Comparison, Metric, TableRow } from './aggregate.js';
 import { mixLabel, type ReportData } from './build-report.js';
 import type { ModelResults } from './collect-results.js';
 
@@ -114,6 +114,13 @@ const PAPER_HEAD = [
   'paper Score',
 ];
 
+/** The seeds-per-arm statement of a comparison (stats/seeds-needed.ts). */
+function seedsNeededText(c: Comparison | null): string {
+  if (!c) return '-';
+  if (!Number.isFinite(c.seedSd)) return 'unknown (the spread needs >= 2 seeds per arm)';
+  return c.seedsNeeded === null ? '> 200 (the difference is ~0 at this spread)' : String(c.seedsNeeded);
+}
+
 export function renderMarkdown(d: ReportData, extras: { command: string; wallSeconds?: number }): string {
   const paper = d.profile === 'paper';
   const L: string[] = [];
@@ -142,7 +149,7 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
       const diff = c.comparison ? c.comparison.perTopic.mean.toFixed(2) : '-';
       L.push(
         `  - ${c.backbone ?? 'second backbone'}: ${mixLabel(c.claim.a)} − ${mixLabel(c.claim.b)} ${c.claim.metric === 'pMrr' ? 'p-MRR' : 'Score'} ${c.claim.direction === 'up' ? '> 0' : '< 0'}: ours ${diff} → ${c.verdict} (${c.reason}); paper ${c.claim.paper.value === null ? 'n/a' : (c.claim.paper.value > 0 ? '+' : '') + c.claim.paper.value.toFixed(2)} (${c.claim.paper.note})`,
-        `    - sign: ${c.sign.verdict}; magnitude: ${c.magnitude ? `${c.magnitude.result} (band ${c.magnitude.band.map((x) => `${x.toFixed(1)}%`).join(' to ')})` : 'no size claimed'}; seeds needed at this variance: ${c.comparison ? (c.comparison.seedsNeeded ?? '> 200 (difference ~0 at this spread)') : '-'}`,
+        `    - sign: ${c.sign.verdict}; magnitude: ${c.magnitude ? `${c.magnitude.result} (band ${c.magnitude.band.map((x) => `${x.toFixed(1)}%`).join(' to ')})` : 'no size claimed'}; seeds needed at this variance: ${seedsNeededText(c.comparison)}`,
       );
     }
   }
