@@ -139,6 +139,14 @@ describe('dv eval pmrr', () => {
     expect(JSON.parse(up.stdout).p_mrr).toBe(0.75);
   });
 
+  // issue 22: packages/eval/README.md said pmrr prints JSON by default; it prints trec_eval-style lines
+  it('without --json prints trec_eval-style lines, per topic then all, and the x100 figure on stderr', async () => {
+    const r = await dv(args(runA, runB).filter((a) => a !== '--json'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('p_mrr\ta\t-0.7500\np_mrr\tall\t-0.7500\n');
+    expect(r.stderr).toContain('p-MRR -75.00 (x100) over 1 topics');
+  });
+
   it('a bad run line is a file:line error; a topic missing from a run names the run', async () => {
     const bad = file('run-bad-pmrr', 'a Q0 0 1 1 t\na Q0 1 2 x t\n');
     const r = await dv(args(runA, bad));

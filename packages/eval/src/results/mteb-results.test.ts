@@ -6,7 +6,13 @@ import { Bm25Ranker } from '../encoders/bm25.js';
 import { runBenchmark } from '../runners/run-benchmark.js';
 import { BENCHMARKS } from '../tasks/task-registry.js';
 import { tinyFollowIrSet } from '../test-utils/test-sets.js';
-import { mtebMetricName, mtebModelMeta, mtebTaskResult, writeMtebResults } from './mteb-results.js';
+import {
+  mtebMetricName,
+  mtebModelMeta,
+  mtebPathSegment,
+  mtebTaskResult,
+  writeMtebResults,
+} from './mteb-results.js';
 
 /**
  * What mteb 1.x checks when it loads a result file, transcribed from
@@ -143,5 +149,46 @@ describe('mteb results layout', () => {
     await expect(writeMtebResults(root, mtebModelMeta({ name: 'm', revision: 'r' }), [bad])).rejects.toThrow(
       /cannot name a results folder/,
     );
+  });
+
+  // issue 22: `onnx:/models/x` made the folder `onnx:__models__x`, which Windows cannot create
+  // (`:` is reserved there), so results written on Linux could not be copied to a Windows machine.
+  it('folder names hold no character that Windows, macOS or Linux refuses; the encoding reverses', async () => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it checks
+    const reserved = /[<>:"\\/|?*\u0000-\u001f]/;
+    const names = [
+      'onnx:/models/x',
+      'tfjs:C:\\m\\final',
+      'a|b?c*d"e<f>g',
+      'tab\there',
+      '50%',
+      'CON',
+      'nul.txt',
+      'v1.',
+    ];
+    for (const name of names) {
+      const s = mtebPathSegment(name);
+      expect(s, name).not.toMatch(reserved);
+      expect(s, name).not.toMatch(/[. ]$/);
+      expect(s, name).not.toMatch(/^(con|prn|aux|nul|com\d|lpt\d)(\.|$)/i);
+      // past mteb's own `/` -> `__` and space -> `_`, the name comes back exactly
+      expect(decodeURIComponent(s), name).toBe(name.replace(/\//g, '__').replace(/ /g, '_'));
+    }
+    expect(mtebPathSegment('onnx:/models/x')).toBe('onnx%3A__models__x');
+    expect(mtebPathSegment('org/my model')).toBe('org__my_model');
+    const root = mkdtempSync(join(tmpdir(), 'dv-mteb-'));
+    const r = mtebTaskResult({
+      taskName: 't',
+      datasetRevision: 'r',
+      evaluationTimeSeconds: 0,
+      mainMetric: 'x',
+      scores: { x: 1 },
+    });
+    const paths = await writeMtebResults(root, mtebModelMeta({ name: 'onnx:/models/x', revision: 'abc' }), [
+      r,
+    ]);
+    expect(paths[0]).toBe(join(root, 'onnx%3A__models__x', 'abc', 't.json'));
+    // the original name is kept where mteb reads it
+    expect(JSON.parse(readFileSync(paths[1]!, 'utf8')).name).toBe('onnx:/models/x');
   });
 });

@@ -115,13 +115,35 @@ export function mtebModelMeta(
   });
 }
 
-/** One path segment made from a name: mteb's `model_name_as_path`, refusing anything that could leave the folder. */
-function segment(name: string, what: string): string {
-  const s = name.replace(/\//g, '__').replace(/ /g, '_');
-  if (s === '' || s === '.' || s === '..' || /[\\/\0]/.test(s) || s.includes('..'))
+/** Windows' reserved device names, which no file or folder may be called (with any extension). */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
+
+/**
+ * One portable path segment made from a name (a model name such as `onnx:/models/x`, a revision,
+ * a task name). First mteb's `model_name_as_path`: `/` -> `__`, space -> `_`. Then every character
+ * that Windows, macOS or Linux refuses in a file name (`< > : " \ | ? *`, control characters), and
+ * `%` itself, becomes `%XX` (its UTF-8 byte in hex, as in URLs), so this step is reversible
+ * (`decodeURIComponent`); a trailing dot and a Windows device name (`CON`, `NUL.txt`...)
+ * get their last / first character encoded the same way. The original name stays in
+ * model_meta.json (`name`) and in each result (`task_name`), which is what mteb reads.
+ * A name that could leave the folder (`..`) is refused.
+ */
+export function mtebPathSegment(name: string, what = 'name'): string {
+  const hex = (c: string) =>
+    [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  let s = name
+    .replace(/\//g, '__')
+    .replace(/ /g, '_')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it encodes
+    .replace(/[%<>:"\\|?*\u0000-\u001f\u007f]/g, hex);
+  if (s === '' || s === '.' || s === '..' || s.includes('..'))
     throw new DataError(`${what} "${name}" cannot name a results folder`);
+  if (/[.]$/.test(s)) s = `${s.slice(0, -1)}${hex('.')}`;
+  if (WINDOWS_DEVICE.test(s)) s = `${hex(s[0]!)}${s.slice(1)}`;
   return s;
 }
+
+const segment = mtebPathSegment;
 
 /**
  * Writes `<root>/<model>/<revision>/<task>.json` for each result and `model_meta.json`;
