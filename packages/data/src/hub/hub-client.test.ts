@@ -239,7 +239,7 @@ describe('Hub downloader against a loopback Hub', () => {
       expect(r.files).toHaveLength(1);
       expect(hub.hits.every((h) => h.auth === 'Bearer hf_test_secret_123')).toBe(true);
       const listing = readFileSync(
-        join(cacheDir, 'datasets--org--tiny-set', '.dv', `${COMMIT}.files.json`),
+        join(cacheDir, 'datasets--org--tiny-set', 'trees', `${COMMIT}.json`),
         'utf8',
       );
       expect(listing).not.toContain('hf_test_secret_123');
@@ -305,6 +305,52 @@ describe('Hub downloader against a loopback Hub', () => {
     expect(readFileSync(join(repoDir, 'refs', 'main'), 'utf8')).toBe(COMMIT);
     expect(hubCacheDir({ HF_HOME: '/x/hf' })).toBe('/x/hf/hub');
     expect(hubCacheDir({ HF_HUB_CACHE: '/y', HF_HOME: '/x' })).toBe('/y');
+  });
+
+  it("keeps the commit's file list in trees/{commit}.json (huggingface_hub's format) and reuses it", async () => {
+    const cacheDir = tmpDir('hub-cache-');
+    await downloadDataset(REPO, COMMIT, { endpoint: hub.endpoint, cacheDir, include: ['README.md'] });
+    const tree = JSON.parse(
+      readFileSync(join(cacheDir, 'datasets--org--tiny-set', 'trees', `${COMMIT}.json`), 'utf8'),
+    );
+    const parquet = FILES['corpus/test-00000-of-00001.parquet']!.body;
+    expect(tree).toEqual({
+      format_version: 1,
+      files: {
+        'README.md': { size: 11, blob_id: gitSha1(FILES['README.md']!.body) },
+        'corpus/test-00000-of-00001.parquet': {
+          size: parquet.length,
+          blob_id: gitSha1(Buffer.from('pointer')),
+          lfs_sha256: sha256(parquet),
+          lfs_size: parquet.length,
+        },
+        'queries.jsonl': expect.objectContaining({ lfs_sha256: sha256(FILES['queries.jsonl']!.body) }),
+      },
+    });
+    // A commit never changes: the second run (online) lists from the cache, not the Hub.
+    hub.hits = [];
+    await downloadDataset(REPO, COMMIT, { endpoint: hub.endpoint, cacheDir, include: ['queries.jsonl'] });
+    expect(hub.hits.map((h) => h.url)).toEqual([
+      `/api/datasets/${REPO}/revision/${COMMIT}`,
+      `/datasets/${REPO}/resolve/${COMMIT}/queries.jsonl`,
+    ]);
+  });
+
+  it('offline with no listing (what hf_hub_download leaves), the file list is the snapshot links present', async () => {
+    const cacheDir = tmpDir('hub-cache-');
+    const repoDir = join(cacheDir, 'datasets--org--tiny-set');
+    const body = FILES['queries.jsonl']!.body;
+    mkdirSync(join(repoDir, 'blobs'), { recursive: true });
+    mkdirSync(join(repoDir, 'snapshots', COMMIT), { recursive: true });
+    mkdirSync(join(repoDir, 'refs'), { recursive: true });
+    writeFileSync(join(repoDir, 'blobs', sha256(body)), body);
+    symlinkSync(join('..', '..', 'blobs', sha256(body)), join(repoDir, 'snapshots', COMMIT, 'queries.jsonl'));
+    writeFileSync(join(repoDir, 'refs', 'main'), COMMIT);
+    const r = await downloadDataset(REPO, 'main', { cacheDir, offline: true });
+    expect(r.files).toEqual([join(repoDir, 'snapshots', COMMIT, 'queries.jsonl')]);
+    await expect(downloadDataset(REPO, COMMIT, { cacheDir: tmpDir(), offline: true })).rejects.toThrow(
+      /offline: org\/tiny-set@c0ffee0+1 is not in the cache .*no trees\/c0ffee0+1\.json and no snapshots\//,
+    );
   });
 
   it('fetches models too (config, tokenizer, weights) from the model endpoints', async () => {

@@ -8,12 +8,14 @@
  *   GET {endpoint}/datasets/{repo}/resolve/{sha}/{path}         -> the file (Range supported);
  *       models: {endpoint}/{repo}/resolve/{sha}/{path}
  *
- * - The cache is the Hub's standard layout (huggingface_hub's `file_download.py`), so files
- *   Python tools downloaded are reused and ours are theirs: `{cache}/{kind}--{org}--{name}/`
- *   holds `blobs/{sha256 or git sha1}`, `snapshots/{commit}/{path}` (a relative symlink to the
- *   blob; a copy where links are impossible) and `refs/{branch}` (the commit). The cache is
- *   `cacheDir`, else `DV_HUB_CACHE`, `HF_HUB_CACHE`, `$HF_HOME/hub`, `~/.cache/huggingface/hub`.
- *   Our file listings go to `.dv/{commit}.files.json` in the repo folder (for offline use).
+ * - The cache is huggingface_hub's layout, both ways (hub-cache.ts has the details): blobs,
+ *   snapshot links, `refs/`, `trees/{commit}.json` file lists, `.locks/`. huggingface_hub reads
+ *   what we download offline, by commit or branch, and we read what it downloaded offline (its
+ *   `trees/` listing, else the snapshot links present). Listings of a commit are cached for good
+ *   (a commit never changes), online too. The cache is `cacheDir`, else `DV_HUB_CACHE`,
+ *   `HF_HUB_CACHE`, `$HF_HOME/hub`, `~/.cache/huggingface/hub`.
+ * - Why not `@huggingface/hub` (npm): see the note in packages/data/README.md (it has no offline
+ *   read of a cache, and no `trees/` listing for huggingface_hub to read ours by commit).
  * - Resumable: bytes go to `blobs/{hash}.incomplete`; a retry (or a later run) asks for
  *   `Range: bytes=N-` and appends; completed files are checked against the Hub's size and hash
  *   (sha256 of LFS files, git blob sha1 of others) before the atomic rename.
@@ -38,8 +40,18 @@ import {
   writeSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { DataError, resolveInside, UnsafePathError, writeFileAtomic, writeJsonAtomic } from '@dv/core';
+import { basename, dirname, join, relative } from 'node:path';
+import { DataError, resolveInside, UnsafePathError, writeFileAtomic } from '@dv/core';
+import {
+  type ListingSource,
+  readLegacyListing,
+  readTreeCache,
+  recordedAbsent,
+  snapshotListing,
+  touchLockFile,
+  withBlobId,
+  writeTreeCache,
+} from './hub-cache.js';
 
 export interface HubOptions {
   /** Default `HF_ENDPOINT` or https://huggingface.co. */
@@ -282,14 +294,51 @@ async function getAllPages<T>(r: Resolved, url: string, what: string): Promise<T
   return out;
 }
 
-/** Files of a repo at a commit (from the Hub, or the cached listing when offline). */
+/**
+ * Files of a repo at a commit: the cached listing (`trees/{commit}.json`, else our older
+ * `.dv/{commit}.files.json`, which is copied into `trees/`), else the Hub's; offline and with no
+ * listing, the files present under `snapshots/{commit}/` (what `hf_hub_download` leaves).
+ */
 export async function listFiles(repo: string, commit: string, options: HubOptions = {}): Promise<HubFile[]> {
-  const r = resolveOptions(options);
-  const listing = join(repoDir(r, repo), '.dv', `${checkCommit(repo, commit)}.files.json`);
+  return (await listing(resolveOptions(options), repo, commit)).files;
+}
+
+async function listing(
+  r: Resolved,
+  repo: string,
+  commit: string,
+): Promise<{ files: HubFile[]; source: ListingSource | 'hub' }> {
+  const dir = repoDir(r, repo);
+  checkCommit(repo, commit);
+  const checked = (files: HubFile[], source: ListingSource | 'hub') => {
+    for (const f of files) {
+      filePath(r, repo, commit, f.path); // refuse the whole listing before any download
+      if (!HASH.test(f.hash.value) || !Number.isSafeInteger(f.size) || f.size < 0)
+        throw new HubError(
+          `file list of ${repo}@${commit}: ${f.path} has no valid hash and size (${f.hash.value}, ${f.size})`,
+        );
+    }
+    return { files, source };
+  };
+  const cached = readTreeCache(dir, commit);
+  if (cached) return checked(cached, 'trees');
+  const legacy = readLegacyListing(dir, commit);
+  if (legacy) {
+    const ok = checked(legacy, 'legacy');
+    try {
+      await writeTreeCache(dir, commit, legacy.map(withBlobId));
+    } catch {
+      // a read-only cache: the old listing keeps working
+    }
+    return ok;
+  }
   if (r.offline) {
-    if (!existsSync(listing))
-      throw new HubError(`offline: no cached file list for ${repo}@${commit} (${r.cacheDir})`);
-    return JSON.parse(readFileSync(listing, 'utf8')) as HubFile[];
+    const present = await snapshotListing(dir, commit);
+    if (!present)
+      throw new HubError(
+        `offline: ${repo}@${commit} is not in the cache (${r.cacheDir}): no trees/${commit}.json and no snapshots/${commit}/`,
+      );
+    return checked(present, 'snapshot');
   }
   const tree = await getAllPages<TreeEntry>(
     r,
@@ -301,17 +350,27 @@ export async function listFiles(repo: string, commit: string, options: HubOption
       throw new HubError(
         `file list of ${repo}@${commit}: ${e.path} has no valid hash (${e.lfs?.oid ?? e.oid})`,
       );
-  const files: HubFile[] = tree
+  const files = tree
     .filter((e) => e.type === 'file')
     .map((e) => ({
       path: e.path,
       size: e.lfs?.size ?? e.size,
-      hash: e.lfs ? { algorithm: 'sha256', value: e.lfs.oid } : { algorithm: 'git-sha1', value: e.oid },
+      hash: e.lfs
+        ? { algorithm: 'sha256' as const, value: e.lfs.oid }
+        : { algorithm: 'git-sha1' as const, value: e.oid },
+      blobId: HASH.test(e.oid) ? e.oid : undefined,
     }));
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
-  for (const f of files) filePath(r, repo, commit, f.path); // refuse the whole listing before any download
-  await writeJsonAtomic(listing, files);
-  return files;
+  const result = checked(
+    files.map(({ blobId: _, ...f }) => f),
+    'hub',
+  );
+  await writeTreeCache(
+    dir,
+    commit,
+    files.map((f) => (f.blobId ? { ...f, blobId: f.blobId } : withBlobId(f))),
+  );
+  return result;
 }
 
 async function fileHash(
@@ -361,6 +420,7 @@ export async function downloadFile(
   if (r.offline)
     throw new HubError(`offline: ${repo}@${commit}/${file.path} is not in the cache (${r.cacheDir})`);
   mkdirSync(dirname(blob), { recursive: true });
+  touchLockFile(r.cacheDir, basename(repoDir(r, repo)), file.hash.value);
   const partial = `${blob}.incomplete`;
   const prefix = r.repoType === 'dataset' ? '/datasets' : '';
   const url = `${r.endpoint}${prefix}/${repo}/resolve/${commit}/${file.path.split('/').map(encodeURIComponent).join('/')}`;
@@ -446,19 +506,28 @@ export async function downloadDataset(
 ): Promise<DownloadedDataset> {
   if (!revision) throw new HubError(`no revision given for ${repo}: pin a commit`);
   const commit = await resolveRevision(repo, revision, options);
-  const all = await listFiles(repo, commit, options);
+  const r = resolveOptions(options);
+  const { files: all, source } = await listing(r, repo, commit);
   const wanted = options.include
     ? all.filter((f) => options.include!.some((g) => matchGlob(g, f.path)))
     : all;
-  if (wanted.length === 0)
-    throw new HubError(`${repo}@${commit}: no files match ${options.include?.join(', ') ?? '*'}`);
+  if (wanted.length === 0) {
+    const absent = (options.include ?? []).filter((g) => recordedAbsent(repoDir(r, repo), commit, g));
+    const why =
+      absent.length > 0
+        ? ` (${absent.join(', ')}: not in the repo at that commit, as recorded under .no_exist/)`
+        : source === 'snapshot'
+          ? ` among the ${all.length} files present under snapshots/${commit}/ (offline, and no trees/${commit}.json listing: the cache holds single-file downloads only)`
+          : '';
+    throw new HubError(`${repo}@${commit}: no files match ${options.include?.join(', ') ?? '*'}${why}`);
+  }
   const files: string[] = [];
   for (const f of wanted) files.push(await downloadFile(repo, commit, f, options));
   return {
     repo,
     revision,
     commit,
-    dir: snapshotDir(resolveOptions(options), repo, commit),
+    dir: snapshotDir(r, repo, commit),
     files,
   };
 }

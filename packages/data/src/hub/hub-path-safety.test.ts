@@ -4,10 +4,11 @@
  * list whose hashes match (the server supplies them, so the hash check cannot be the defence).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { writeJsonAtomic } from '@dv/core';
 import { tmpDir } from '@dv/core/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadDataset, HubError, resolveRevision } from './hub-client.js';
@@ -85,5 +86,36 @@ describe('Hub paths stay inside the cache (issue 12 item 1)', () => {
       /gave no commit/,
     );
     sha = COMMIT;
+  });
+  it('a cached trees/{commit}.json (another tool wrote it) is checked like a listing from the Hub', async () => {
+    const outer = tmpDir();
+    const cacheDir = join(outer, 'cache');
+    const repoFolder = join(cacheDir, 'datasets--org--set');
+    const entry = { size: BODY.length, blob_id: gitSha1(BODY) };
+    for (const [files, message] of [
+      [{ 'fine.txt': entry, '../../../x': entry }, /"\.\.\/\.\.\/\.\.\/x"/],
+      [{ 'fine.txt': { size: 3, blob_id: '../../../x' } }, /fine\.txt has no valid hash/],
+    ] as const) {
+      await writeJsonAtomic(join(repoFolder, 'trees', `${COMMIT}.json`), { format_version: 1, files });
+      for (const offline of [true, false])
+        await expect(downloadDataset('org/set', COMMIT, { endpoint, cacheDir, offline })).rejects.toThrow(
+          message,
+        );
+    }
+    expect(filesUnder(outer).filter((f) => !f.startsWith('cache/'))).toEqual([]);
+    expect(filesUnder(join(repoFolder, 'snapshots'))).toEqual([]);
+  });
+  it('offline, snapshot links that lead outside the blobs of the repo are not cached files', async () => {
+    const cacheDir = join(tmpDir(), 'cache');
+    const repoFolder = join(cacheDir, 'datasets--org--set');
+    const snap = join(repoFolder, 'snapshots', COMMIT);
+    mkdirSync(join(repoFolder, 'blobs'), { recursive: true });
+    mkdirSync(snap, { recursive: true });
+    writeFileSync(join(repoFolder, 'blobs', gitSha1(BODY)), BODY);
+    symlinkSync(join('..', '..', 'blobs', gitSha1(BODY)), join(snap, 'ok.txt'));
+    symlinkSync('/etc/hostname', join(snap, 'outside.txt'));
+    symlinkSync(join('..', '..', 'blobs', 'f'.repeat(40)), join(snap, 'dangling.txt'));
+    const got = await downloadDataset('org/set', COMMIT, { cacheDir, offline: true });
+    expect(got.files).toEqual([join(snap, 'ok.txt')]);
   });
 });
