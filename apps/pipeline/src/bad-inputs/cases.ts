@@ -908,7 +908,7 @@ export const CASES: BadInputCase[] = [
     title: '--offline with an empty cache',
     argv: (f) => ['data', 'fetch', 'followir-news21', '--offline', '--cache', join(f.dir, 'cache')],
     expect: fails(
-      /offline: revision "e0144086b45fe31ac125e9ac1a83b6a409bb6ca6" of|offline: no cached file list/,
+      /offline: jhu-clsp\/news21-instructions@e0144086b45fe31ac125e9ac1a83b6a409bb6ca6 is not in the cache/,
     ),
   },
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { startLoopbackHubServer } from '@dv/data';
 import { describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -11,12 +12,15 @@ const appDir = join(here, '..', '..');
 const run = promisify(execFile);
 
 /** Runs the real CLI in a child process, as `pnpm dv` does. */
-async function dv(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function dv(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
       ['--conditions=@dv/source', '--import', 'tsx', join(here, '..', 'cli.ts'), ...args],
-      { cwd: appDir, env: { ...process.env, npm_lifecycle_event: '', DV_PROGRESS: 'silent' } },
+      { cwd: appDir, env: { ...process.env, npm_lifecycle_event: '', DV_PROGRESS: 'silent', ...env } },
     );
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -129,7 +133,54 @@ describe('dv data fetch', () => {
     const cache = mkdtempSync(join(tmpdir(), 'dv-hub-'));
     const r = await dv(['data', 'fetch', 'followir-core17', '--offline', '--cache', cache]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/offline: no cached file list for jhu-clsp\/core17-instructions@e39ff896/);
+    expect(r.stderr).toMatch(/offline: jhu-clsp\/core17-instructions@e39ff896\w+ is not in the cache/);
+  });
+
+  it("writes huggingface_hub's cache layout (trees/ listing, refs, .locks/) and reads it back offline", async () => {
+    const hub = await startLoopbackHubServer({
+      repos: [
+        {
+          type: 'dataset',
+          repo: 'org/set',
+          files: { 'README.md': '# set\n', 'data/a.jsonl': 'x'.repeat(2000) },
+        },
+      ],
+    });
+    try {
+      const cache = mkdtempSync(join(tmpdir(), 'dv-hub-'));
+      const commit = hub.commits.get('dataset/org/set')!;
+      const online = await dv(
+        ['data', 'fetch', '--repo', 'org/set', '--revision', 'main', '--cache', cache],
+        {
+          HF_ENDPOINT: hub.url,
+        },
+      );
+      expect(online.stderr).not.toMatch(/error/i);
+      expect(online.code).toBe(0);
+      const folder = join(cache, 'datasets--org--set');
+      expect(readFileSync(join(folder, 'refs', 'main'), 'utf8')).toBe(commit);
+      expect(JSON.parse(readFileSync(join(folder, 'trees', `${commit}.json`), 'utf8')).format_version).toBe(
+        1,
+      );
+      expect(existsSync(join(cache, '.locks', 'datasets--org--set'))).toBe(true);
+      const seen = hub.requests.length;
+      const offline = await dv([
+        'data',
+        'fetch',
+        '--repo',
+        'org/set',
+        '--revision',
+        'main',
+        '--offline',
+        '--cache',
+        cache,
+      ]);
+      expect(offline.code).toBe(0);
+      expect(offline.stdout).toContain(`org/set@${commit}: 2 files in ${join(folder, 'snapshots', commit)}`);
+      expect(hub.requests.length).toBe(seen);
+    } finally {
+      await hub.close();
+    }
   });
 });
 
