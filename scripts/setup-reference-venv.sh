@@ -3,15 +3,16 @@
 # creates <repo>/.venv-ref with torch (CPU), transformers, sentence-transformers, safetensors, onnx,
 # onnxruntime (its quantizer is the int8 export's reference),
 # the benchmark baselines torchmetrics and faiss-cpu, and accelerate + datasets for the
-# sentence-transformers training export (`dv train export`). Tests that need it find it there and
+# sentence-transformers training export (`dv train export`), and huggingface_hub (named, not only
+# pulled in by transformers: the Hub cache tests of @dv/data run it). Tests that need it find it there and
 # skip with a message when it is absent.
 # Idempotent (does nothing when the venv already imports everything) and fail-soft: it never
 # returns non-zero, it says what went wrong in one line.
 set -u
 cd "$(dirname "$0")/.."
 VENV=.venv-ref
-MODULES="torch transformers sentence_transformers safetensors onnx onnxruntime torchmetrics faiss numpy accelerate datasets"
-PACKAGES="torch transformers sentence-transformers safetensors onnx onnxruntime torchmetrics faiss-cpu numpy accelerate datasets"
+MODULES="torch transformers huggingface_hub sentence_transformers safetensors onnx onnxruntime torchmetrics faiss numpy accelerate datasets"
+PACKAGES="torch transformers huggingface_hub sentence-transformers safetensors onnx onnxruntime torchmetrics faiss-cpu numpy accelerate datasets"
 
 check() {
   "$VENV/bin/python" - "$MODULES" <<'PY' 2>/dev/null
