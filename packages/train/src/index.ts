@@ -66,6 +66,12 @@ export {
   toForwardInputs,
 } from './encoders/transformer-encoder.js';
 export {
+  type CheckEngineModelOptions,
+  checkEngineModel,
+  ENGINE_MODEL_FILES,
+  type EngineModelCheck,
+} from './engines/check-engine-model.js';
+export {
   type EngineExportOptions,
   type EngineExportResult,
   exportForEngine,
@@ -73,6 +79,13 @@ export {
   type TrainingEngine,
   trainingEngines,
 } from './engines/export-for-engine.js';
+export {
+  EngineLaunchAborted,
+  EngineLaunchError,
+  type EngineLaunchOptions,
+  type EngineLaunchResult,
+  launchEngine,
+} from './engines/launch-engine.js';
 export {
   expectedEngineValue,
   type SentenceTransformersSettings,
