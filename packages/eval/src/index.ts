@@ -7,6 +7,7 @@
  */
 
 // encoders
+export { applyLexicalRule, contentWords, instructionChange } from './baselines/lexical-rule.js';
 export { type Bm25Options, Bm25Ranker } from './encoders/bm25.js';
 export type { Encoder } from './encoders/encoder.js';
 export { encoderCode, encoderCodeDigest } from './encoders/encoder-code.js';

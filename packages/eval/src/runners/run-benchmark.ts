@@ -41,6 +41,17 @@ export interface RunBenchmarkOptions {
   onEvent?: (e: BenchmarkEvent) => void;
   /** Progress notes (one line per event, `describeBenchmarkEvent`). */
   log?: (line: string) => void;
+  /**
+   * A re-ranking applied to the ranker's runs before they are written and scored (a baseline
+   * built on a first stage, e.g. baselines/lexical-rule.ts); results carry `<ranker>+<name>`.
+   */
+  postprocess?: {
+    name: string;
+    apply: (
+      set: InstructedSet,
+      runs: Awaited<ReturnType<typeof rankModes>>,
+    ) => Awaited<ReturnType<typeof rankModes>>;
+  };
 }
 
 export interface BenchmarkSummary {
@@ -65,6 +76,7 @@ export async function runBenchmark(
     options.onEvent?.(e);
     options.log?.(describeBenchmarkEvent(e));
   };
+  const modelName = options.postprocess ? `${ranker.name}+${options.postprocess.name}` : ranker.name;
   const outputs: string[] = [];
   const results: EvaluationResult[] = [];
   const timings: Record<string, number> = {};
@@ -87,13 +99,14 @@ export async function runBenchmark(
     const t0 = performance.now();
     if (profile.task === 'rerank' && !set.candidates)
       throw new Error(`${set.name}: ${bench.name} reranks candidate lists, and this set has none`);
-    const runs = await rankModes(set, ranker, {
+    const ranked = await rankModes(set, ranker, {
       topK,
       onMode: (mode, n) => emit({ type: 'ranking', set: set.name, mode, queries: n }),
     });
+    const runs = options.postprocess ? options.postprocess.apply(set, ranked) : ranked;
     for (const [mode, run] of Object.entries(runs)) {
       const path = join(where(set), `${mode}.run`);
-      await writeRun(path, run!, ranker.name.replace(/\s+/g, '_'));
+      await writeRun(path, run!, modelName.replace(/\s+/g, '_'));
       outputs.push(path);
     }
     const task = tasks.get(set)!;
@@ -104,7 +117,7 @@ export async function runBenchmark(
     const result = EvaluationResult.parse({
       benchmark: bench.name,
       dataset: set.name,
-      model: ranker.name,
+      model: modelName,
       split: 'test',
       mainMetric: task.mainMeasure,
       mainScore: s.scores[task.mainMeasure],
@@ -147,7 +160,7 @@ export async function runBenchmark(
     ...(await writeMtebResults(
       join(options.outDir, 'results'),
       mtebModelMeta({
-        name: ranker.name,
+        name: modelName,
         revision: typeof digest === 'string' ? digest.slice(0, 12) : 'no_revision_available',
       }),
       mtebResults,
@@ -156,7 +169,7 @@ export async function runBenchmark(
   const summaryPath = join(options.outDir, 'summary.json');
   await writeJsonAtomic(summaryPath, {
     benchmark: bench.name,
-    model: ranker.name,
+    model: modelName,
     average,
     datasets: results.map((r) => ({ dataset: r.dataset, mainMetric: r.mainMetric, scores: r.scores })),
   });
@@ -172,7 +185,7 @@ export async function runBenchmark(
       task: profile.task,
       topK,
       scoring: options.scoring ?? {},
-      model: ranker.name,
+      model: modelName,
       modelSettings: ranker.settings,
       ...options.config,
     },
@@ -183,7 +196,7 @@ export async function runBenchmark(
   });
   return {
     benchmark: bench.name,
-    model: ranker.name,
+    model: modelName,
     results,
     average,
     outDir: options.outDir,

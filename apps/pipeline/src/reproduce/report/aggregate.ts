@@ -117,22 +117,44 @@ export function seedAveragedPerTopic(
   return Object.fromEntries([...sum.entries()].map(([q, [s, n]]) => [q, x100(s / n)]));
 }
 
+/** A model's FollowIR-form value as the mean over `topics` of its per-topic values. */
+function meanOverTopics(
+  r: ModelResults,
+  metric: 'pMrr' | 'score',
+  topics: ReadonlySet<string>,
+): number | undefined {
+  const per = metric === 'pMrr' ? r.followir?.perTopicPMrr : r.followir?.perTopicScore;
+  const vs = Object.entries(per ?? {})
+    .filter(([q]) => topics.has(q))
+    .map(([, v]) => v);
+  return vs.length ? vs.reduce((x, y) => x + y, 0) / vs.length : undefined;
+}
+
+const only = (per: Record<string, number>, topics?: ReadonlySet<string>) =>
+  topics ? Object.fromEntries(Object.entries(per).filter(([q]) => topics.has(q))) : per;
+
+/**
+ * Mix a against mix b on one metric: intervals over topics and over seeds. With `topics`, both
+ * are taken on those topics only (each seed's value is its mean over them).
+ */
 export function compare(
   results: readonly ModelResults[],
   backbone: string,
   a: MixName,
   b: MixName,
   metric: 'pMrr' | 'score',
+  topics?: ReadonlySet<string>,
 ): Comparison | null {
   const ra = trained(results, backbone, a);
   const rb = trained(results, backbone, b);
   if (ra.length === 0 || rb.length === 0) return null;
+  const valueOf = (r: ModelResults) => (topics ? meanOverTopics(r, metric, topics) : metricOf(r, metric));
   const va = ra
-    .map((r) => metricOf(r, metric))
+    .map(valueOf)
     .filter((v): v is number => v !== undefined)
     .map(x100);
   const vb = rb
-    .map((r) => metricOf(r, metric))
+    .map(valueOf)
     .filter((v): v is number => v !== undefined)
     .map(x100);
   return {
@@ -140,7 +162,10 @@ export function compare(
     a,
     b,
     metric,
-    perTopic: pairedDiffCi(seedAveragedPerTopic(ra, metric), seedAveragedPerTopic(rb, metric)),
+    perTopic: pairedDiffCi(
+      only(seedAveragedPerTopic(ra, metric), topics),
+      only(seedAveragedPerTopic(rb, metric), topics),
+    ),
     overSeeds: welchDiffCi(va, vb),
     seeds: Math.min(va.length, vb.length),
     referenceMean: vb.length ? vb.reduce((x, y) => x + y, 0) / vb.length : Number.NaN,

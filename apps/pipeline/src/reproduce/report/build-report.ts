@@ -55,6 +55,11 @@ export interface ReportData {
   rows: TableRow[];
   baselines: ModelResults[];
   comparisons: Comparison[];
+  /**
+   * The topics where the word-matching rule (BM25 + lexical rule) scores exactly as BM25 does on
+   * p-MRR (it neither helps nor hurts), and the headline comparisons on those topics only.
+   */
+  neutral: { topics: number; of: number; comparisons: Comparison[] } | null;
   findings: FindingResult[];
   levers: LeverPoint[];
   scorePoints: ScorePoint[];
@@ -149,6 +154,29 @@ export async function buildReport(input: {
         const c = compare(models, backbone, a, b, metric);
         if (c) comparisons.push(c);
       }
+  // Topics where word matching neither helps nor hurts (issue 26): the rule's per-topic p-MRR
+  // equals BM25's there, so a model's p-MRR on them owes nothing to the added words.
+  const bm25 = models.find((m) => m.model.kind === 'bm25')?.followir?.perTopicPMrr;
+  const rule = models.find((m) => m.model.kind === 'lexical')?.followir?.perTopicPMrr;
+  let neutral: ReportData['neutral'] = null;
+  if (bm25 && rule) {
+    const topics = new Set(
+      Object.keys(bm25).filter((q) => q in rule && Math.abs(rule[q]! - bm25[q]!) < 1e-12),
+    );
+    const headline: [MixName, MixName][] = [
+      ['ins-dv', 'ins-orig'],
+      ['all-dv', 'all-orig'],
+      ['ins-dv', 'ins-orig-tm'],
+      ['all-dv', 'all-orig-tm'],
+    ];
+    const cs: Comparison[] = [];
+    for (const backbone of config.backbones)
+      for (const [a, b] of headline) {
+        const c = compare(models, backbone, a, b, 'pMrr', topics);
+        if (c) cs.push(c);
+      }
+    neutral = { topics: topics.size, of: Object.keys(bm25).length, comparisons: cs };
+  }
   const findings = evaluateFindings(
     config.backbones,
     (backbone, a, b, metric) =>
@@ -206,8 +234,14 @@ export async function buildReport(input: {
     .map((r) => ({
       model: r.model.id,
       group:
-        r.model.kind === 'trained' ? mixLabel(r.model.mix) : r.model.kind === 'bm25' ? 'BM25' : 'untrained',
-      backbone: r.model.kind === 'bm25' ? 'bm25' : r.model.backbone,
+        r.model.kind === 'trained'
+          ? mixLabel(r.model.mix)
+          : r.model.kind === 'bm25'
+            ? 'BM25'
+            : r.model.kind === 'lexical'
+              ? 'BM25 + lexical rule'
+              : 'untrained',
+      backbone: r.model.kind === 'bm25' || r.model.kind === 'lexical' ? r.model.id : r.model.backbone,
       pMrr: 100 * r.followir!.pMrr,
       score: 100 * r.followir!.score,
     }));
@@ -252,6 +286,7 @@ export async function buildReport(input: {
     rows,
     baselines: models.filter((r) => r.model.kind !== 'trained'),
     comparisons,
+    neutral,
     findings,
     levers,
     scorePoints,

@@ -44,7 +44,11 @@ const table = (head: string[], rows: string[][]) =>
 
 function baselineRow(m: ModelResults): string[] {
   return [
-    m.model.id === 'bm25' ? 'BM25' : `${m.model.id}`,
+    m.model.id === 'bm25'
+      ? 'BM25'
+      : m.model.kind === 'lexical'
+        ? 'BM25 + lexical rule (no model)'
+        : `${m.model.id}`,
     pct(m.followir?.pMrr),
     pct(m.followir?.score),
     pct(m.followirSeen?.pMrr),
@@ -173,7 +177,10 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
       .map((r) => (paper ? paperRow(r, bi > 0) : mainRow(r)));
     const base = d.baselines
       .filter(
-        (b) => b.model.kind === 'bm25' || (b.model.kind === 'untrained' && b.model.backbone === backbone),
+        (b) =>
+          b.model.kind === 'bm25' ||
+          b.model.kind === 'lexical' ||
+          (b.model.kind === 'untrained' && b.model.backbone === backbone),
       )
       .map(paper ? paperBaselineRow : baselineRow);
     L.push(table(paper ? PAPER_HEAD : head, [...base, ...rows]), '');
@@ -220,6 +227,38 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
     ),
     '',
   );
+  if (d.neutral) {
+    const rule = d.baselines.find((b) => b.model.kind === 'lexical')?.followir?.pMrr;
+    const bm25 = d.baselines.find((b) => b.model.kind === 'bm25')?.followir?.pMrr;
+    L.push('## Where word matching neither helps nor hurts', '');
+    L.push(
+      `A rule with no model of meaning (BM25's ranking of the original instruction, then documents holding a word the changed instruction adds demoted when the addition is negative, promoted otherwise; @dv/eval baselines/lexical-rule.ts) reaches FollowIR-form p-MRR ${pct(rule)} against BM25's ${pct(bm25)}. On the ${d.neutral.topics} of ${d.neutral.of} topics where the rule scores exactly as BM25 does, a model's p-MRR owes nothing to those words; the headline differences on them:`,
+      '',
+    );
+    L.push(
+      table(
+        [
+          'backbone',
+          'difference',
+          'p-MRR mean',
+          '95% CI over topics',
+          'topics',
+          '95% CI over seeds',
+          'seeds',
+        ],
+        d.neutral.comparisons.map((c) => [
+          c.backbone,
+          `${mixLabel(c.a)} − ${mixLabel(c.b)}`,
+          c.perTopic.mean.toFixed(2),
+          fmtRange(c.perTopic),
+          String(c.perTopic.n),
+          fmtRange(c.overSeeds),
+          String(c.seeds),
+        ]),
+      ),
+      '',
+    );
+  }
   L.push('## p-MRR per lever (x100, mean over seeds)', '');
   const mixes = [...new Set(d.levers.map((l) => l.mix))];
   for (const bench of [...new Set(d.levers.map((l) => l.benchmark))]) {

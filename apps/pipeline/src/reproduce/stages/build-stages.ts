@@ -59,6 +59,8 @@ export function buildMiniStages(config: ReproduceConfig): StageSpec[] {
     for (const mix of mixesOf(config))
       for (const seed of config.seeds) stages.push(trainStage(config, backbone, mix, seed));
   const models = modelRefs(config);
+  // the word-matching baseline beside BM25 (issue 26): what the mini benchmark gives for free
+  if (config.eval.baselines) models.splice(1, 0, { id: 'lexical-rule', kind: 'lexical' });
   for (const m of models) stages.push(evalStage(config, m));
   stages.push(reportStage(config, models, [...stages]));
   return stages;

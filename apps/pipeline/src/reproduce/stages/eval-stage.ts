@@ -18,7 +18,7 @@ import {
   writeRun,
 } from '@dv/core';
 import { loadMiniWorld, MINI_FILES } from '@dv/data';
-import { benchmarkEntry, rankModes, runBenchmark } from '@dv/eval';
+import { applyLexicalRule, benchmarkEntry, rankModes, runBenchmark } from '@dv/eval';
 import { makeRanker } from '../internal/make-ranker.js';
 import { stageFiles } from '../internal/stage-files.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
@@ -41,6 +41,8 @@ export const DEV_PAIRS_RESULT = 'result.json';
 
 export type ModelRef =
   | { id: 'bm25'; kind: 'bm25' }
+  /** BM25 re-ranked by the word-matching rule (@dv/eval baselines/lexical-rule.ts): FollowIR-form only. */
+  | { id: 'lexical-rule'; kind: 'lexical' }
   | { id: string; kind: 'untrained'; backbone: string; stage: string; exportDir: string }
   | {
       id: string;
@@ -53,7 +55,9 @@ export type ModelRef =
     };
 
 export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
-  const dense = model.kind !== 'bm25';
+  const dense = model.kind === 'untrained' || model.kind === 'trained';
+  const lexical = model.kind === 'lexical';
+  const postprocess = lexical ? { postprocess: { name: 'lexical-rule', apply: applyLexicalRule } } : {};
   return {
     id: `eval/${model.id}`,
     group: 'eval',
@@ -97,6 +101,7 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
             benchmark: benchmarkEntry('mini-followir'),
             outDir: out,
             ...common,
+            ...postprocess,
           });
           ctx.log(
             `FollowIR-form: p-MRR ${(100 * s.average['p-MRR']!).toFixed(2)}, Score ${(100 * s.average.score!).toFixed(2)}`,
@@ -111,11 +116,13 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
             benchmark: benchmarkEntry('mini-followir'),
             outDir: seenOut,
             ...common,
+            ...postprocess,
           });
           ctx.log(`FollowIR-form, seen wording: p-MRR ${(100 * s.average['p-MRR']!).toFixed(2)}`);
         }
       }
-      if (config.eval.infosearch) {
+      // the rule reads the FollowIR-form changed instruction; InfoSearch and dev pairs are not its form
+      if (config.eval.infosearch && !lexical) {
         const out = join(ctx.dir, EVAL_DIRS.infosearch);
         if (!existsSync(join(out, 'summary.json'))) {
           const sets = (await Promise.all(world.levers.map((l) => world.loadInfoSearch(l)))).filter(
@@ -132,7 +139,7 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
         }
         await ctx.checkpoint('infosearch done');
       }
-      if (config.eval.devPairs && config.synth.devPairs > 0) {
+      if (config.eval.devPairs && config.synth.devPairs > 0 && !lexical) {
         const out = join(ctx.dir, EVAL_DIRS.devPairs);
         if (!existsSync(join(out, DEV_PAIRS_RESULT))) {
           const seeds = await readJsonlAll(join(ctx.depDir('world'), MINI_FILES.seedsDev), SeedExample);

@@ -106,6 +106,7 @@ export function reportStage(
         })),
         table: data.rows,
         comparisons: data.comparisons,
+        neutralTopics: data.neutral,
         models: data.models.map((m) => ({
           id: m.model.id,
           // the stages whose keys (in `stages`) made this model's numbers

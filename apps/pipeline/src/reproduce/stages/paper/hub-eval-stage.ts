@@ -20,7 +20,7 @@ import { BENCHMARK_DATA, BENCHMARKS_STAGE } from './benchmarks-stage.js';
 
 export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
   const paper = requirePaper(config);
-  const dense = model.kind !== 'bm25';
+  const dense = model.kind === 'untrained' || model.kind === 'trained';
   return {
     id: `eval/${model.id}`,
     group: 'eval',
