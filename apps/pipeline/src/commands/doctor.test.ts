@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { setupTensorflowCommand } from './doctor.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
@@ -41,6 +42,11 @@ describe('dv doctor', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('training backend: cpu (cpu, tfjs 4.22.0)');
     expect(r.stdout).toContain('why: requested by DV_TF_BACKEND');
+  });
+
+  it('advises the set-up command of where @dv/train is installed: here the workspace script', () => {
+    // A consumer of the packed packages gets `npx dv-setup-tensorflow` (packages-install.test.ts).
+    expect(setupTensorflowCommand()).toBe('node packages/train/scripts/setup-native-tf.mjs');
   });
 
   it('an unknown DV_TF_BACKEND is reported, exit 1', async () => {

@@ -1,6 +1,21 @@
 /** `dv doctor`: what this machine offers the platform (Node, backends, caches). */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { dvPackageVersions } from '@dv/core';
 import type { Command } from '../cli-kit.js';
+
+/**
+ * The command that (re)runs the native TensorFlow set-up where @dv/train is installed: the
+ * workspace script in this repository's checkout (packages/train two levels under the file
+ * pnpm-workspace.yaml, the test setup-native-tf.mjs makes too), else @dv/train's bin.
+ */
+export function setupTensorflowCommand(): string {
+  const train = dirname(createRequire(import.meta.url).resolve('@dv/train/package.json'));
+  return existsSync(join(train, '..', '..', 'pnpm-workspace.yaml'))
+    ? 'node packages/train/scripts/setup-native-tf.mjs'
+    : 'npx dv-setup-tensorflow';
+}
 
 export const doctorCommand: Command = {
   name: 'doctor',
@@ -23,10 +38,12 @@ tfjs-node), wasm, cpu; set DV_TF_BACKEND to force one.`,
       if (b.tfjsBackend === 'tensorflow') {
         const fused = fusedOpsStatus();
         out.write(`fused kernels: ${fused.loaded ? 'loaded' : 'not loaded'} (${fused.why})\n`);
+        if (!fused.loaded && process.env.DV_FUSED_OPS !== 'off' && b.choice === 'tensorflow')
+          out.write(`  to build them: run \`${setupTensorflowCommand()}\`\n`);
       }
       if (b.tfjsBackend !== 'tensorflow' && !process.env.DV_TF_BACKEND)
         out.write(
-          '  native TensorFlow is much faster: run `node packages/train/scripts/setup-native-tf.mjs` to see why it is missing\n',
+          `  native TensorFlow is much faster: run \`${setupTensorflowCommand()}\` to see why it is missing\n`,
         );
     } catch (err) {
       out.write(`training backend: none (${(err as Error).message})\n`);
