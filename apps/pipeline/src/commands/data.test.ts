@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startLoopbackHubServer } from '@dv/data';
@@ -178,6 +178,29 @@ describe('dv data fetch', () => {
       expect(offline.code).toBe(0);
       expect(offline.stdout).toContain(`org/set@${commit}: 2 files in ${join(folder, 'snapshots', commit)}`);
       expect(hub.requests.length).toBe(seen);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('--json prints the download as one object; the per-file progress stays on stderr', async () => {
+    const hub = await startLoopbackHubServer({
+      repos: [{ type: 'dataset', repo: 'dv-test/tiny', files: { 'a.jsonl': '{"x":1}\n', 'sub/b.txt': 'b' } }],
+    });
+    try {
+      const commit = hub.commits.get('dataset/dv-test/tiny')!;
+      const cache = mkdtempSync(join(tmpdir(), 'dv-hub-'));
+      const r = await dv(
+        ['data', 'fetch', '--repo', 'dv-test/tiny', '--revision', commit, '--cache', cache, '--json'],
+        { HF_ENDPOINT: hub.url },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout);
+      expect(j).toMatchObject({ repo: 'dv-test/tiny', revision: commit, commit });
+      // the local paths of the files, in the snapshot folder
+      expect(j.files.map((f: string) => relative(j.dir, f)).sort()).toEqual(['a.jsonl', 'sub/b.txt']);
+      expect(readFileSync(join(j.dir, 'a.jsonl'), 'utf8')).toBe('{"x":1}\n');
+      expect(r.stderr).toContain('a.jsonl');
     } finally {
       await hub.close();
     }

@@ -201,7 +201,7 @@ other files) is refused unless --force is given.`,
 const fetchCommand: Command = {
   name: 'fetch',
   summary: 'download a Hub dataset at its pinned revision into the local cache',
-  usage: 'NAME | --repo OWNER/NAME --revision COMMIT',
+  usage: 'NAME | --repo OWNER/NAME --revision COMMIT [--json]',
   description: `Downloads a registered dataset (${Object.keys(HUB_DATASETS).join(', ')})
 or any dataset repo at an explicit revision, resumably, into the Hub's standard cache (DV_HUB_CACHE, HF_HUB_CACHE,
 $HF_HOME/hub, else ~/.cache/huggingface/hub; shared with Python's huggingface_hub). The token comes from HF_TOKEN; HF_ENDPOINT changes the Hub address; --offline
@@ -226,6 +226,10 @@ $HF_HOME/hub, else ~/.cache/huggingface/hub; shared with Python's huggingface_hu
     },
     cache: { type: 'string', description: 'cache folder', valueName: 'DIR' },
     offline: { type: 'boolean', description: 'use only the cache' },
+    json: {
+      type: 'boolean',
+      description: 'print {repo, revision, commit, dir, files} as one JSON object; progress stays on stderr',
+    },
   },
   async run(ctx) {
     const name = ctx.positionals[0];
@@ -270,7 +274,18 @@ $HF_HOME/hub, else ~/.cache/huggingface/hub; shared with Python's huggingface_hu
       }
       throw err;
     }
-    ctx.stdout.write(`${got.repo}@${got.commit}: ${got.files.length} files in ${got.dir}\n`);
+    if (ctx.values.json === true)
+      ctx.stdout.write(
+        `${JSON.stringify({
+          ...(name !== undefined ? { name } : {}),
+          repo: got.repo,
+          revision: got.revision,
+          commit: got.commit,
+          dir: got.dir,
+          files: got.files,
+        })}\n`,
+      );
+    else ctx.stdout.write(`${got.repo}@${got.commit}: ${got.files.length} files in ${got.dir}\n`);
     return 0;
   },
 };

@@ -113,7 +113,7 @@ describe('dv eval encode + dv eval run --embeddings', () => {
   it('shards encoded separately and merged rank byte-identically to one unsharded encoding', async () => {
     const one = join(dir, 'emb-1');
     const four = join(dir, 'emb-4');
-    const r1 = await encode('0/1', one);
+    const r1 = await encode('0/1', one, ['--json']);
     expect(r1.code, r1.stderr).toBe(0);
     expect(r1.stderr).toMatch(/onnxruntime: CPU execution provider; CUDA not used/);
     expect(r1.stderr).toMatch(/shard 0\/1: rows 0-37 of 37/);
@@ -122,6 +122,19 @@ describe('dv eval encode + dv eval run --embeddings', () => {
     expect(readdirSync(four).filter((f) => f.endsWith('.npy'))).toHaveLength(4);
     const again = await encode('2/4', four);
     expect(again.stderr).toMatch(/already complete, nothing encoded/);
+    // --json (issue 22): one object on stdout, the notes stay on stderr; without it stdout is empty
+    expect(again.stdout).toBe('');
+    const j = JSON.parse(r1.stdout);
+    expect(j).toMatchObject({
+      out: one,
+      shard: { index: 0, count: 1 },
+      rows: { start: 0, end: 37, total: 37 },
+      dim: expect.any(Number),
+      skipped: false,
+      resumedRows: 0,
+      files: { embeddings: join(one, 'embeddings-00000-of-00001.npy') },
+    });
+    for (const f of Object.values(j.files) as string[]) expect(existsSync(f), f).toBe(true);
 
     const [a, b, plain] = await Promise.all([
       run(join(dir, 'run-1'), ['--embeddings', one]),

@@ -3,7 +3,7 @@
  * `--embeddings DIR` hook of `dv eval run` that ranks with merged shards instead of encoding
  * the corpus again. Thin: the library owns the format, the checks and the resume rule.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createProgress, DataError, OnnxPrecision } from '@dv/core';
 import {
   createRanker,
@@ -51,7 +51,8 @@ const positiveInt = (ctx: CommandContext, name: string) => numberOption(ctx, nam
 export const encodeCommand: Command = {
   name: 'encode',
   summary: 'encode one shard of a corpus into .npy embeddings',
-  usage: '--model SPEC --corpus FILE [--shard i/n] --out DIR [--batch-size N] [--threads N] [--precision P]',
+  usage:
+    '--model SPEC --corpus FILE [--shard i/n] --out DIR [--batch-size N] [--threads N] [--precision P] [--json]',
   description: `Encodes shard i of n (0-based) of a corpus with a dense model and writes, into --out:
   embeddings-IIIII-of-NNNNN.npy     float32 (rows, dim), loads with numpy.load
   ids-IIIII-of-NNNNN.jsonl          {"docid", "textSha256"} per row, in row order
@@ -85,6 +86,11 @@ Use the same --precision for 'dv eval run --embeddings', so queries and document
       default: '32',
     },
     threads: { type: 'string', description: 'onnxruntime intra-op threads', valueName: 'N' },
+    json: {
+      type: 'boolean',
+      description:
+        'print the shard as one JSON object (rows, dim, files, resumed/skipped); notes stay on stderr',
+    },
     ...precisionOption,
     ...formatterOptions,
   },
@@ -164,6 +170,24 @@ Use the same --precision for 'dv eval run --embeddings', so queries and document
         `shard ${shard.index}/${shard.count}: rows ${i.start}-${i.end} of ${i.total} (dim ${i.dim}), ${what}\n` +
           `wrote ${i.files.embeddings}, ${i.files.ids} and ${r.manifest} in ${out}\n`,
       );
+      if (ctx.values.json === true)
+        ctx.stdout.write(
+          `${JSON.stringify({
+            out,
+            shard: { index: shard.index, count: shard.count },
+            rows: { start: i.start, end: i.end, total: i.total },
+            dim: i.dim,
+            skipped: r.skipped,
+            resumedRows: r.resumedRows,
+            ...(r.reencoded ? { reencoded: r.reencoded } : {}),
+            seconds: r.seconds,
+            files: {
+              embeddings: join(out, i.files.embeddings),
+              ids: join(out, i.files.ids),
+              manifest: r.manifest,
+            },
+          })}\n`,
+        );
       return 0;
     } finally {
       lock.release();

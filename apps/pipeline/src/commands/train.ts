@@ -259,6 +259,27 @@ function mlmConfigFrom(ctx: CommandContext, backbone: string): MlmConfig {
   return parsed.data;
 }
 
+/**
+ * The MLM corpus of `--backbone`: --corpus FILE, else <data-dir>/corpus.jsonl when that exists;
+ * a usage error naming --corpus otherwise (a fresh clone has no runs/mini).
+ */
+function mlmCorpus(ctx: CommandContext, backbone: string): string {
+  if (backbone !== 'mini-bert' && backbone !== 'mini-gte')
+    throw new UsageError(
+      `unknown backbone '${backbone}'; one of: mini-bert, mini-gte (for other models download an HF folder and give --init DIR)`,
+    );
+  const given = ctx.values.corpus as string | undefined;
+  const dataDir = (ctx.values['data-dir'] as string) ?? 'runs/mini';
+  const corpus = given ?? join(dataDir, 'corpus.jsonl');
+  if (!existsSync(corpus))
+    throw new UsageError(
+      given
+        ? `--corpus ${given} does not exist`
+        : `--backbone ${backbone} pretrains on an MLM corpus: give --corpus FILE (${corpus} does not exist; 'dv data build-mini --out ${dataDir}' writes it)`,
+    );
+  return corpus;
+}
+
 /** MLM-pretrains (or finds cached under --mlm-cache) the mini backbone NAME. */
 async function pretrainBackbone(
   ctx: CommandContext,
@@ -266,17 +287,7 @@ async function pretrainBackbone(
   onEvent: (e: import('@dv/train').TrainEvent) => void,
   signal?: AbortSignal,
 ): Promise<{ exportDir: string; cached: boolean; finalLoss: number; steps: number; out: string }> {
-  if (backbone !== 'mini-bert' && backbone !== 'mini-gte')
-    throw new UsageError(
-      `unknown backbone '${backbone}'; one of: mini-bert, mini-gte (for other models download an HF folder and give --init DIR)`,
-    );
-  const corpus =
-    (ctx.values.corpus as string | undefined) ??
-    join((ctx.values['data-dir'] as string) ?? 'runs/mini', 'corpus.jsonl');
-  if (!existsSync(corpus))
-    throw new UsageError(
-      `MLM corpus ${corpus} does not exist; build the mini world first (dv data build-mini --out ${(ctx.values['data-dir'] as string) ?? 'runs/mini'}) or give --corpus FILE`,
-    );
+  const corpus = mlmCorpus(ctx, backbone);
   const config = mlmConfigFrom(ctx, backbone);
   const train = await import('@dv/train');
   const explicit = ctx.values['mlm-out'] as string | undefined;
@@ -371,7 +382,8 @@ command resume an interrupted run (also after kill -9) on the same loss curve; i
 const runCommandSpec: Command = {
   name: 'run',
   summary: 'train a bi-encoder on a data mix (InfoNCE, dual-view batches, exact resume)',
-  usage: '--mix FILE (--init DIR | --backbone NAME) --out DIR [--config FILE] [options]',
+  usage:
+    '--mix FILE (--init DIR | --backbone NAME --corpus FILE) --out DIR [--config FILE] [--json] [options]',
   description: `Contrastive fine-tuning of a bi-encoder on a mix JSONL (what 'dv synth mix' writes; Tevatron,
 Promptriever and sentence-transformers rows are read too): InfoNCE over each query's positives, its first N labelled
 negatives (instruction negatives first) and in-batch negatives (false negatives ignored), both views
@@ -379,8 +391,9 @@ of a dual-view pair in the same batch, AdamW, warmup-stable-decay, gradient clip
 
 The config is the preset (--preset, default mini; every value's provenance is in @dv/core's
 presets.ts), then --config FILE (a JSON TrainerConfig, merged field by field), then the flags.
---backbone NAME pretrains (once; cached by config digest) a mini backbone with MLM on the mini
-world corpus and starts from it; --init DIR starts from an HF folder (config.json,
+--backbone NAME pretrains (once; cached by config digest) a mini backbone with MLM on --corpus FILE
+(default <data-dir>/corpus.jsonl, which 'dv data build-mini' writes; 600 MLM steps unless
+--mlm-steps) and starts from it; --init DIR starts from an HF folder (config.json,
 model.safetensors, tokenizer.json).
 
 DIR gets checkpoints/, metrics.jsonl, export/ (Hugging Face + sentence-transformers folder with
@@ -419,6 +432,11 @@ as it is (resumes it, or keeps the finished run) and records that in run.json an
       type: 'boolean',
       description: 'accept a run folder made by other trainer code (recorded in the manifest)',
     },
+    json: {
+      type: 'boolean',
+      description:
+        'print the result as one JSON object (out, exportDir, steps, finalLoss...); progress stays on stderr',
+    },
     ...mlmOptions,
   },
   async run(ctx) {
@@ -429,11 +447,17 @@ as it is (resumes it, or keeps the finished run) and records that in run.json an
     const initFlag = ctx.values.init as string | undefined;
     const backbone = ctx.values.backbone as string | undefined;
     if (!!initFlag === !!backbone) throw new UsageError('give exactly one of --init DIR or --backbone NAME');
+    if (backbone) mlmCorpus(ctx, backbone); // before loading TensorFlow
+    const json = ctx.values.json === true;
     guardOutputDir(out); // the /proc hang, a file as --out (issue 25)
     const train = await import('@dv/train');
     const onEvent = train.renderTrainEvents(ctx.stderr as NodeJS.WritableStream & { isTTY?: boolean });
     let init = initFlag;
-    if (backbone) init = (await pretrainBackbone(ctx, backbone, onEvent)).exportDir;
+    let pretrained: Awaited<ReturnType<typeof pretrainBackbone>> | undefined;
+    if (backbone) {
+      pretrained = await pretrainBackbone(ctx, backbone, onEvent);
+      init = pretrained.exportDir;
+    }
     if (!existsSync(join(init!, 'config.json'))) throw new UsageError(`--init ${init}: no config.json there`);
     // one trainer per run folder: a second one exits 1 at once naming this PID (released below)
     const lock = lockOutputFolder(out, `dv train run --out ${out}`);
@@ -459,6 +483,34 @@ as it is (resumes it, or keeps the finished run) and records that in run.json an
         ctx.stderr.write(
           `reused a run folder made by other trainer code (${r.staleReuse.reasons.join('; ')}); recorded in ${join(out, 'manifest.json')}\n`,
         );
+      if (json) {
+        ctx.stdout.write(
+          `${JSON.stringify({
+            out,
+            exportDir: r.exportDir,
+            steps: r.steps,
+            finalLoss: r.finalLoss,
+            alreadyComplete: r.alreadyComplete,
+            resumed: r.resumed,
+            seconds: r.seconds,
+            ...(r.bestEval ? { bestEval: r.bestEval } : {}),
+            init: init!,
+            ...(pretrained
+              ? {
+                  backbone: {
+                    name: backbone,
+                    exportDir: pretrained.exportDir,
+                    cached: pretrained.cached,
+                    steps: pretrained.steps,
+                    finalLoss: pretrained.finalLoss,
+                  },
+                }
+              : {}),
+            ...(r.staleReuse ? { staleReuse: r.staleReuse.reasons } : {}),
+          })}\n`,
+        );
+        return 0;
+      }
       if (r.alreadyComplete) {
         ctx.stdout.write(
           `${out} is a finished run (${r.steps} steps, final loss ${r.finalLoss.toFixed(4)}); nothing to do. Export: ${r.exportDir}\n`,

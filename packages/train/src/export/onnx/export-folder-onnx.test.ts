@@ -85,6 +85,42 @@ describe('exportFolderOnnx', () => {
     },
   );
 
+  // issue 22: the standard-operator graph (for runtimes other than ONNX Runtime) had no way out of a folder
+  it('fusedOps: false writes a graph without com.microsoft operators that encodes as the fused one', async () => {
+    const raw = miniConfigs().bert;
+    const dir = tmp();
+    const tokenizerJson = join(tmp(), 'tokenizer.json');
+    writeFileSync(tokenizerJson, '{"version":"1.0","model":{"type":"WordPiece","vocab":{"a":0}}}');
+    await exportHuggingFace(dir, {
+      config: raw,
+      weights: randomEncoderWeights(parseEncoderConfig(raw), 7),
+      tokenizerJson,
+      pooling: 'mean',
+      normalize: true,
+    });
+    const file = join(dir, 'onnx', 'model.onnx');
+    exportFolderOnnx(dir);
+    const fusedBytes = readFileSync(file);
+    // the domain string is stored verbatim in every contrib node and in the opset imports
+    expect(fusedBytes.includes('com.microsoft')).toBe(true);
+    const ids = [
+      [2, 5, 7, 9, 3],
+      [2, 6, 3, 0, 0],
+    ];
+    const mask = ids.map((r) => r.map((v) => (v === 0 ? 0 : 1)));
+    const fused = await sentenceEmbedding(file, ids, mask);
+    expect(exportFolderOnnx(dir, { fusedOps: false, overwrite: true }).files).toEqual([file]);
+    const standard = readFileSync(file);
+    expect(standard.includes('com.microsoft')).toBe(false);
+    const plain = await sentenceEmbedding(file, ids, mask);
+    let diff = 0;
+    for (let i = 0; i < fused.length; i++) diff = Math.max(diff, Math.abs(fused[i]! - plain[i]!));
+    expect(diff).toBeLessThan(1e-5);
+    expect(() => exportFolderOnnx(dir, { fusedOps: false, precision: 'int8' })).toThrow(
+      /standard operators only exist for fp32/,
+    );
+  });
+
   it('names the missing file', () => {
     const dir = tmp();
     let err: unknown;

@@ -30,6 +30,12 @@ export interface FolderOnnxOptions {
   readonly normalize?: boolean;
   /** Replace an existing graph file (default false: an existing file is an error, never lost). */
   readonly overwrite?: boolean;
+  /**
+   * `false`: standard ONNX operators only (no `com.microsoft` contrib operators), for runtimes
+   * other than ONNX Runtime; float32 only (the int8 graph needs ONNX Runtime's quantized
+   * operators). Default: ONNX Runtime's fused operators (encoder-graph.ts).
+   */
+  readonly fusedOps?: boolean;
 }
 
 export interface FolderOnnxResult {
@@ -68,6 +74,11 @@ export function exportFolderOnnx(dir: string, options: FolderOnnxOptions = {}): 
     );
   const normalize = options.normalize ?? folder.normalize ?? true;
   const precision = options.precision ?? 'fp32';
+  if (options.fusedOps === false && precision !== 'fp32')
+    throw new DataError(
+      `a ${precision} graph needs ONNX Runtime's quantized contrib operators; standard operators only exist for fp32`,
+      dir,
+    );
   const target = join(dir, onnxModelFile(precision));
   if (existsSync(target) && !options.overwrite)
     throw new DataError(
@@ -81,6 +92,7 @@ export function exportFolderOnnx(dir: string, options: FolderOnnxOptions = {}): 
     pooling,
     normalize,
     precision,
+    ...(options.fusedOps === undefined ? {} : { fusedOps: options.fusedOps }),
   });
   return { files, precision, pooling, normalize };
 }
