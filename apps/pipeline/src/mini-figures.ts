@@ -15,7 +15,7 @@ import {
   type MiniWorldBuilt,
   wordingQuality,
 } from '@dv/data';
-import { Bm25Ranker, benchmarkProfiles, rankModes, taskEntry } from '@dv/eval';
+import { applyLexicalRule, Bm25Ranker, benchmarkProfiles, rankModes, taskEntry } from '@dv/eval';
 import { type ComplementFigures, complementFigures } from '@dv/synth';
 
 export interface Bm25Figures {
@@ -25,7 +25,15 @@ export interface Bm25Figures {
   score: number;
   /** p-MRR x100 per change lever (query metadata `changeLever`). */
   pMrrByLever: Record<string, number>;
+  /**
+   * The word-matching rule on top of the same BM25 runs (@dv/eval baselines/lexical-rule.ts):
+   * its p-MRR x100, and the topics where it scores exactly as BM25 (it neither helps nor hurts).
+   */
+  lexicalRule: { pMrr: number; neutralTopics: number; topics: number };
 }
+
+/** How close the word-matching rule must sit to BM25 for a benchmark it cannot win (p-MRR points). */
+export const LEXICAL_RULE_BAND = 5;
 
 const r1 = (x: number) => Math.round(x * 1000) / 10;
 
@@ -34,6 +42,11 @@ export async function bm25Figures(set: InstructedSet): Promise<Bm25Figures> {
   const profile = benchmarkProfiles.followir;
   const runs = await rankModes(set, new Bm25Ranker(), { topK: profile.topK, modes: ['og', 'changed'] });
   const scored = profile.score(set, runs, { task: taskEntry('mini-followir') }); // the registry's Score measure
+  const ruled = profile.score(set, applyLexicalRule(set, runs), { task: taskEntry('mini-followir') });
+  const neutral = Object.keys(scored.perQuery).filter(
+    (q) =>
+      Math.abs((ruled.perQuery[q]?.['p-MRR'] ?? Number.NaN) - (scored.perQuery[q]?.['p-MRR'] ?? 0)) < 1e-12,
+  ).length;
   const s = scored.scores;
   const sums: Record<string, { sum: number; n: number }> = {};
   for (const q of set.queries) {
@@ -50,7 +63,16 @@ export async function bm25Figures(set: InstructedSet): Promise<Bm25Figures> {
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([k, e]) => [k, r1(e.sum / e.n)]),
   );
-  return { pMrr: r1(s['p-MRR']!), score: r1(s.score!), pMrrByLever };
+  return {
+    pMrr: r1(s['p-MRR']!),
+    score: r1(s.score!),
+    pMrrByLever,
+    lexicalRule: {
+      pMrr: r1(ruled.scores['p-MRR']!),
+      neutralTopics: neutral,
+      topics: Object.keys(scored.perQuery).length,
+    },
+  };
 }
 
 export interface MiniFigures {

@@ -31,6 +31,10 @@ async function dv(
 
 const tiny = ['--test-lemmas', '20', '--dev-lemmas', '5', '--train-lemmas', '20', '--general-examples', '10'];
 
+/** The topics on which the word-matching rule is neutral, from `dv data stats` text. */
+const neutralTopicsOf = (out: string) =>
+  Number(/neutral on (\d+) of \d+ topics/.exec(out)?.[1] ?? Number.NaN);
+
 describe('dv data build-mini', () => {
   it('builds the mini world, prints where it went and a summary; a rerun is a cache hit', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'dv-data-cli-')), 'world');
@@ -101,6 +105,11 @@ describe('dv data stats', () => {
     expect(r.stdout).toMatch(/FollowIR-form \(held-out wording\): \d+ topics/);
     expect(r.stdout).toMatch(/FollowIR-form \(seen wording\): \d+ topics/);
     const pMrr = Number(/BM25: p-MRR (-?[\d.]+)/.exec(r.stdout)![1]);
+    // the word-matching baseline is reported with its band (issue 26)
+    expect(r.stdout).toMatch(
+      /word-matching rule .*: p-MRR -?[\d.]+ \([+-][\d.]+ over BM25; (within|outside) the 5-point band/,
+    );
+    expect(neutralTopicsOf(r.stdout)).toBeGreaterThan(0);
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
     const f = manifest.config.figures;
     expect(f.bm25.followir.pMrr).toBe(pMrr);

@@ -23,7 +23,13 @@ import {
   requireString,
   UsageError,
 } from '../cli-kit.js';
-import { buildFigures, type MiniFigures, miniFigures, miniTargets } from '../mini-figures.js';
+import {
+  buildFigures,
+  LEXICAL_RULE_BAND,
+  type MiniFigures,
+  miniFigures,
+  miniTargets,
+} from '../mini-figures.js';
 
 const COUNT: NumberSpec = { integer: true, positive: true };
 /** build-mini's numeric options and their ranges (the config field, for zod's messages). */
@@ -354,6 +360,11 @@ function printFigures(w: (line: string) => void, f: MiniFigures): void {
     if (!b) continue;
     w(`${name}: ${b.topics} topics`);
     w(`  BM25: p-MRR ${b.bm25.pMrr.toFixed(1)}, Score (nDCG@5) ${b.bm25.score.toFixed(1)}`);
+    const rule = b.bm25.lexicalRule;
+    const gap = rule.pMrr - b.bm25.pMrr;
+    w(
+      `  word-matching rule (BM25 + added-word rule, no model): p-MRR ${rule.pMrr.toFixed(1)} (${gap >= 0 ? '+' : ''}${gap.toFixed(1)} over BM25; ${Math.abs(gap) <= LEXICAL_RULE_BAND ? 'within' : 'outside'} the ${LEXICAL_RULE_BAND}-point band of a benchmark word matching cannot win); neutral on ${rule.neutralTopics} of ${rule.topics} topics`,
+    );
     w(
       `  BM25 p-MRR per change lever: ${Object.entries(b.bm25.pMrrByLever)
         .map(([k, v]) => `${k} ${v.toFixed(1)}`)
