@@ -10,11 +10,12 @@ const run = promisify(execFile);
 
 async function doctor(
   env: Record<string, string>,
+  args: string[] = [],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
-      ['--conditions=@dv/source', '--import', 'tsx', join(here, '..', 'cli.ts'), 'doctor'],
+      ['--conditions=@dv/source', '--import', 'tsx', join(here, '..', 'cli.ts'), 'doctor', ...args],
       { cwd: join(here, '..', '..'), env: { ...process.env, npm_lifecycle_event: '', ...env } },
     );
     return { code: 0, stdout, stderr };
@@ -47,6 +48,27 @@ describe('dv doctor', () => {
   it('advises the set-up command of where @dv/train is installed: here the workspace script', () => {
     // A consumer of the packed packages gets `npx dv-setup-tensorflow` (packages-install.test.ts).
     expect(setupTensorflowCommand()).toBe('node packages/train/scripts/setup-native-tf.mjs');
+  });
+
+  it('--json prints the same report as one object; an unknown backend is ok: false, exit 1', async () => {
+    const r = await doctor({ DV_TF_BACKEND: 'cpu' }, ['--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j).toMatchObject({
+      node: { version: process.version, platform: process.platform },
+      trainingBackend: {
+        backend: 'cpu',
+        choice: 'cpu',
+        tfjsVersion: '4.22.0',
+        why: 'requested by DV_TF_BACKEND',
+      },
+      ok: true,
+    });
+    expect(Object.keys(j.packages)).toContain('@dv/core');
+    const bad = await doctor({ DV_TF_BACKEND: 'tpu' }, ['--json']);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, trainingBackend: { backend: null } });
+    expect(JSON.parse(bad.stdout).trainingBackend.error).toContain("unknown tfjs backend 'tpu'");
   });
 
   it('an unknown DV_TF_BACKEND is reported, exit 1', async () => {

@@ -23,8 +23,26 @@ export const doctorCommand: Command = {
   description: `Report the runtime, package versions and which backends will be used.
 The training backend is chosen in the order tensorflow-gpu, tensorflow (native TensorFlow via
 tfjs-node), wasm, cpu; set DV_TF_BACKEND to force one.`,
+  options: {
+    json: {
+      type: 'boolean',
+      description:
+        'print the report as one JSON object (node, packages, trainingBackend, fusedKernels, advice)',
+    },
+  },
   async run(ctx) {
-    const out = ctx.stdout;
+    const json = ctx.values.json === true;
+    // the text report line by line; with --json the same facts as one object at the end
+    const out = { write: (line: string) => (json ? true : ctx.stdout.write(line)) };
+    const report: Record<string, unknown> = {
+      node: { version: process.version, platform: process.platform, arch: process.arch },
+      packages: dvPackageVersions(),
+    };
+    const advice: string[] = [];
+    const done = (code: number) => {
+      if (json) ctx.stdout.write(`${JSON.stringify({ ...report, advice, ok: code === 0 })}\n`);
+      return code;
+    };
     out.write(`node      ${process.version} (${process.platform}-${process.arch})\n`);
     for (const [name, version] of Object.entries(dvPackageVersions()))
       out.write(`${name.padEnd(10)}${version}\n`);
@@ -32,23 +50,38 @@ tfjs-node), wasm, cpu; set DV_TF_BACKEND to force one.`,
     const { fusedOpsStatus, initBackend } = await import('@dv/train');
     try {
       const b = await initBackend();
+      report.trainingBackend = {
+        backend: b.tfjsBackend,
+        choice: b.choice,
+        tensorflowVersion: b.tensorflowVersion ?? null,
+        tfjsVersion: b.tfjsVersion,
+        why: b.reason,
+      };
       const tfVersion = b.tensorflowVersion ? `, TensorFlow ${b.tensorflowVersion}` : '';
       out.write(`training backend: ${b.tfjsBackend} (${b.choice}${tfVersion}, tfjs ${b.tfjsVersion})\n`);
       out.write(`  why: ${b.reason}\n`);
       if (b.tfjsBackend === 'tensorflow') {
         const fused = fusedOpsStatus();
+        report.fusedKernels = { loaded: fused.loaded, why: fused.why };
         out.write(`fused kernels: ${fused.loaded ? 'loaded' : 'not loaded'} (${fused.why})\n`);
-        if (!fused.loaded && process.env.DV_FUSED_OPS !== 'off' && b.choice === 'tensorflow')
+        if (!fused.loaded && process.env.DV_FUSED_OPS !== 'off' && b.choice === 'tensorflow') {
+          advice.push(`to build the fused kernels: run \`${setupTensorflowCommand()}\``);
           out.write(`  to build them: run \`${setupTensorflowCommand()}\`\n`);
+        }
       }
-      if (b.tfjsBackend !== 'tensorflow' && !process.env.DV_TF_BACKEND)
+      if (b.tfjsBackend !== 'tensorflow' && !process.env.DV_TF_BACKEND) {
+        advice.push(
+          `native TensorFlow is much faster: run \`${setupTensorflowCommand()}\` to see why it is missing`,
+        );
         out.write(
           `  native TensorFlow is much faster: run \`${setupTensorflowCommand()}\` to see why it is missing\n`,
         );
+      }
     } catch (err) {
+      report.trainingBackend = { backend: null, error: (err as Error).message };
       out.write(`training backend: none (${(err as Error).message})\n`);
-      return 1;
+      return done(1);
     }
-    return 0;
+    return done(0);
   },
 };

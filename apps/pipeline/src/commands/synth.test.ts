@@ -110,6 +110,15 @@ describe('dv synth', () => {
       'manifest.json',
     ])
       expect(existsSync(join(out, f)), f).toBe(true);
+    // --json (issue 22): the same run's summary as one object (a rerun: every seed from the journal)
+    const j = await dv(['synth', '--seeds', seeds, '--out', out, '--json']);
+    expect(j.code, j.stderr).toBe(0);
+    const summary = JSON.parse(j.stdout);
+    const written = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(summary).toMatchObject({ kind: 'summary', seeds: 6, recorded: 6, pending: 0 });
+    expect(summary.accepted).toBe(written.accepted);
+    expect(summary.run.cachedThisRun).toBe(6);
+    expect(j.stderr).toMatch(/^synth: backend offline/m);
   });
 
   it('survives kill -9 mid-run: the rerun completes with zero duplicates and zero losses', async () => {

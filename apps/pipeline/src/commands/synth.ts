@@ -201,6 +201,10 @@ const runOptions = {
   shard: { type: 'string', description: 'process shard i of n (0-based), e.g. 0/4', valueName: 'i/n' },
   limit: { type: 'string', description: 'process at most N seeds (of the shard)', valueName: 'N' },
   'retry-failed': { type: 'boolean', description: 'redo seeds whose record is "failed"' },
+  json: {
+    type: 'boolean',
+    description: 'print the run summary (summary.json) as one JSON object; notes stay on stderr',
+  },
   'batch-output': {
     type: 'string',
     multiple: true,
@@ -426,7 +430,7 @@ function reportOutcome(
 export const synthCommand: Command = {
   name: 'synth',
   summary: 'synthesize complementary instructions (polarity reversal)',
-  usage: `--seeds FILE --out DIR [--backend ${synthesisBackendNames.join('|')}] [options]`,
+  usage: `--seeds FILE --out DIR [--backend ${synthesisBackendNames.join('|')}] [--json] [options]`,
   description: `Writes, for each seed (q, I, D+, D-), a complementary instruction I' under which D- is
 relevant and D+ is not, checks it (guardrails, then verification), and assembles both views.
 Outputs in --out: log.jsonl (append-only journal; reruns resume from it), records.jsonl,
@@ -503,6 +507,29 @@ reached (3 connection failures in a row stop the run); 2 bad usage; 3 partial: s
         throw err;
       }
       const result = await run.run();
+      if (ctx.values.json === true) {
+        ctx.stdout.write(
+          `${JSON.stringify(
+            result.kind === 'exported'
+              ? {
+                  kind: 'batch-export',
+                  requests: result.requests,
+                  skipped: result.skipped,
+                  files: result.files,
+                }
+              : {
+                  kind: 'summary',
+                  ...result.summary,
+                  ...(result.batch
+                    ? { batchImport: { matched: result.batch.matched, lines: result.batch.lines } }
+                    : {}),
+                },
+          )}\n`,
+        );
+        if (result.kind === 'exported') return 0;
+        // the notes and the exit code as without --json, the batch-import line on stderr
+        return reportOutcome(result.summary, config, result.batch, ctx.stderr, ctx.stderr);
+      }
       if (result.kind === 'exported') {
         ctx.stdout.write(
           `batch-export: ${result.requests} requests (${result.skipped} seeds already recorded or without a negative) -> ${result.files.join(', ')}\n` +
