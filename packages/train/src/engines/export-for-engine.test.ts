@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -377,4 +377,131 @@ print(json.dumps(out))`;
     },
     pythonTimeout,
   );
+});
+
+describe('FlagEmbedding and Tevatron launch lines, parsed by transformers (reference venv)', () => {
+  const fake = join(dirname(ST_SCRIPT), '..', 'test-utils', 'fake_torchrun.py');
+  /** A bin folder whose `torchrun` parses instead of launching, and whose `python` is `python`. */
+  function fakeBin(python: string): string {
+    const bin = mkdtempSync(join(tmpdir(), 'dv-fake-torchrun-'));
+    writeFileSync(join(bin, 'python'), `#!/bin/sh\nexec ${JSON.stringify(python)} "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      join(bin, 'torchrun'),
+      `#!/bin/sh\nexec "$(dirname "$0")/python" ${JSON.stringify(fake)} "$@"\n`,
+      { mode: 0o755 },
+    );
+    return bin;
+  }
+  const launch = (out: string, bin: string, args: string[] = [], env: Record<string, string> = {}) => {
+    const r = spawnSync('bash', [join(out, 'launch.sh'), ...args], {
+      encoding: 'utf8',
+      timeout: pythonTimeout,
+      env: { ...process.env, PYTHON: '', PATH: `${bin}:${process.env.PATH}`, ...env },
+    });
+    const last = r.stdout.trim().split('\n').at(-1) ?? '';
+    return { status: r.status, stderr: r.stderr, json: r.status === 0 ? JSON.parse(last) : undefined };
+  };
+
+  // issue 22: `--warmup_ratio` is gone from transformers 5's TrainingArguments. FlagEmbedding then
+  // refused the launch line; Tevatron declares its own warmup_ratio field, so the line parsed and
+  // trained with no warmup at all. Each line is now parsed by the real HfArgumentParser.
+  it(
+    'each launch.sh parses with HfArgumentParser over the engine arguments, with our settings; unknown flags fail',
+    async (ctx) => {
+      const python = findPython(['transformers', 'torch', 'accelerate']);
+      if (!python) return ctx.skip();
+      const bin = fakeBin(python);
+      const c = config;
+      const ratio = c.schedule.warmupRatio;
+      expect(ratio).toBeGreaterThan(0); // else the warmup check below could not fail
+      for (const engine of ['flagembedding', 'tevatron'] as const) {
+        const out = join(dir, `parse-${engine}`);
+        await exportForEngine({ engine, config: c, data: mix, init: 'org/x', out, nprocPerNode: 2 });
+        const r = launch(out, bin);
+        expect(r.status, r.stderr).toBe(0);
+        const got = r.json;
+        expect(got.transformers).toMatch(/^5\./);
+        expect(got.nproc).toBe(2);
+        // HF Trainer 5 warms up over ceil(ratio x total) steps (ours rounds: at most one step apart).
+        expect(got.warmup_steps_of_1000).toBe(Math.ceil(1000 * ratio));
+        expect(got.training).toMatchObject({
+          learning_rate: c.optimizer.lr,
+          per_device_train_batch_size: c.batch.batchSize / 2,
+          gradient_accumulation_steps: c.batch.gradAccumulation,
+          weight_decay: c.optimizer.weightDecay,
+          max_grad_norm: c.optimizer.gradClipNorm ?? 0,
+          logging_steps: c.logEverySteps,
+          save_steps: c.checkpoint.everySteps,
+          save_total_limit: c.checkpoint.keepLast,
+          seed: c.seed,
+        });
+        expect(got.data).toMatchObject({
+          train_group_size: c.batch.hardNegatives + 1,
+          query_max_len: c.model.maxQueryLength,
+          passage_max_len: c.model.maxDocLength,
+        });
+        if (engine === 'flagembedding') {
+          expect(got.data.train_data).toEqual(['train.jsonl']);
+          expect(got.data.query_instruction_for_retrieval).toBeNull();
+          expect(got.training).toMatchObject({
+            temperature: c.loss.temperature,
+            sentence_pooling_method: c.model.pooling,
+            normalize_embeddings: c.model.normalize,
+            negatives_cross_device: true,
+            dataloader_drop_last: false,
+          });
+        } else {
+          expect(got.model).toMatchObject({
+            model_name_or_path: 'org/x',
+            temperature: c.loss.temperature,
+            pooling: c.model.pooling,
+            normalize: c.model.normalize,
+            attn_implementation: 'sdpa',
+          });
+          expect(got.data).toMatchObject({ dataset_path: 'train.jsonl', positive_passage_no_shuffle: true });
+        }
+        // The parse has teeth: a flag the engine does not know fails it, as it fails the engine.
+        const bad = launch(out, bin, ['--no_such_flag', '1']);
+        expect(bad.status).not.toBe(0);
+        expect(bad.stderr).toMatch(/not used by the HfArgumentParser.*no_such_flag/s);
+        // and the old form: refused by FlagEmbedding, silently without warmup in Tevatron
+        const old = launch(out, bin, ['--warmup_steps', '0', '--warmup_ratio', String(ratio)]);
+        if (engine === 'flagembedding') expect(old.status).not.toBe(0);
+        else expect(old.json.warmup_steps_of_1000).toBe(0);
+      }
+    },
+    pythonTimeout,
+  );
+
+  it('transformers 4 gets --warmup_ratio (the version launch.sh finds next to torchrun)', async (ctx) => {
+    const python = findPython([]);
+    if (!python) return ctx.skip();
+    // Only transformers 5 is on the local index: a stand-in package reports 4.x, and the fake
+    // torchrun echoes the line instead of parsing it.
+    const four = mkdtempSync(join(tmpdir(), 'dv-transformers4-'));
+    mkdirSync(join(four, 'transformers'));
+    writeFileSync(join(four, 'transformers', '__init__.py'), '__version__ = "4.57.1"\n');
+    const bin = fakeBin(python);
+    for (const engine of ['flagembedding', 'tevatron'] as const) {
+      const out = join(dir, `four-${engine}`);
+      await exportForEngine({ engine, config, data: mix, init: 'org/x', out });
+      const r = launch(out, bin, [], { PYTHONPATH: four, DV_FAKE_TORCHRUN: 'echo' });
+      expect(r.status, r.stderr).toBe(0);
+      const args = r.json.args as string[];
+      expect(args.slice(args.indexOf('--warmup_ratio'), args.indexOf('--warmup_ratio') + 2)).toEqual([
+        '--warmup_ratio',
+        String(config.schedule.warmupRatio),
+      ]);
+      expect(args).not.toContain('--warmup_steps');
+    }
+  });
+
+  it('a warmup ratio of 1 is refused before anything is written (transformers 5 reads it as 1 step)', async () => {
+    const c = TrainerConfig.parse({ ...config, schedule: { ...config.schedule, warmupRatio: 1 } });
+    const out = join(dir, 'warmup-one');
+    await expect(
+      exportForEngine({ engine: 'tevatron', config: c, data: mix, init: 'org/x', out }),
+    ).rejects.toThrow(/schedule\.warmupRatio: warmup ratio 1 is not below 1/);
+    expect(existsSync(out)).toBe(false);
+  });
 });

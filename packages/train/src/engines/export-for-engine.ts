@@ -108,16 +108,52 @@ async function* units(data: string, keep: number): AsyncGenerator<{ examples: Tr
   for await (const u of readMixUnits(data, { keepNegatives: keep })) yield { examples: u };
 }
 
+/** What the sentence-transformers rows need from a first pass over the mix. */
+interface UnitScan {
+  /** Extra positives of the widest example (fixed label columns). */
+  extra: number;
+  /** The unit with the most rows (one row per positive, both views of a pair): its id and rows. */
+  largest: { id: string; rows: number };
+}
+
+async function scanUnits(o: EngineExportOptions): Promise<UnitScan> {
+  let extra = 0;
+  let largest = { id: '', rows: 0 };
+  for await (const u of units(o.data, o.config.batch.hardNegatives)) {
+    let rows = 0;
+    for (const e of u.examples) {
+      extra = Math.max(extra, e.positives.length - 1);
+      rows += e.positives.length;
+    }
+    const first = u.examples[0]!;
+    if (rows > largest.rows) largest = { id: first.pairId ?? first.id, rows };
+  }
+  return { extra, largest };
+}
+
+/**
+ * The shipped sampler keeps every unit inside one global batch (units may span the per-device
+ * slices: the loss gathers all of them), so the largest unit must fit the global batch of rows.
+ * Checked here, before anything is written, instead of in the launched job.
+ */
+function checkUnitsFit(o: EngineExportOptions, scan: UnitScan): void {
+  const batch = o.config.batch.batchSize;
+  const { id, rows } = scan.largest;
+  if (rows > batch)
+    throw new DataError(
+      `unit '${id}' has ${rows} rows (one per positive, both views of a pair), more than the batch of ${batch} rows (--batch / batch.batchSize): every unit must fit one batch; use a batch of at least ${rows}`,
+      o.data,
+    );
+}
+
 async function writeSentenceTransformers(
   o: EngineExportOptions,
   f: Formatter,
   out: string,
+  scan: UnitScan,
 ): Promise<Omit<EngineExportResult, 'engine' | 'out'>> {
   const k = o.config.batch.hardNegatives;
-  // First pass: the widest row (extra positives need fixed label columns).
-  let extra = 0;
-  for await (const u of units(o.data, k))
-    for (const e of u.examples) extra = Math.max(extra, e.positives.length - 1);
+  const extra = scan.extra;
   const docIds = new Map<string, number>();
   const groups = new Map<string, number>();
   const queryGroups = new Map<string, number>();
@@ -210,6 +246,9 @@ ${k} labelled negatives per query plus in-batch negatives over the global batch 
 ${o.config.batch.batchSize}, duplicate documents counted once, false negatives of duplicate
 queries ignored, both views of each dual-view pair in one batch, AdamW and our learning-rate
 schedule, gradient clipping, seed ${o.config.seed}.
+Batches: whole units in global batches of ${o.config.batch.batchSize} rows (one row per positive),
+short ones filled with a padding row the loss ignores, cut into equal slices per process, so
+every process has the same shapes at every step and any process count trains the same batches.
 Differs: the batch order (torch's generator, not ours); streaming shuffle buffer (all units are
 shuffled); no evaluation callback.
 `,
@@ -235,6 +274,36 @@ function hfTrainingArguments(c: TrainerConfig): string[] {
   ];
 }
 
+/**
+ * launch.sh lines that set `warmup` to the warmup flag of the transformers that will run the
+ * engine, found at launch time: transformers 5 removed `--warmup_ratio` and reads a float below
+ * 1 in `--warmup_steps` as a ratio of the total steps; 4.x has `--warmup_ratio` and takes only
+ * integers in `--warmup_steps`. (Tevatron declares a `warmup_ratio` field of its own, so on 5
+ * that flag still parses and is then ignored: no warmup at all.) The interpreter is the one
+ * torchrun runs: `$PYTHON`, else the python next to torchrun (a venv or conda env), else python3.
+ */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array expansion, written into launch.sh
+const WARMUP_ARGS = '"${warmup[@]}"';
+
+function warmupSelection(c: TrainerConfig): string {
+  const r = c.schedule.warmupRatio;
+  if (r >= 1)
+    throw new DataError(
+      `warmup ratio ${r} is not below 1: transformers 5 reads --warmup_steps of 1 or more as a step count`,
+      'schedule.warmupRatio',
+    );
+  return `torchrun_bin="$(command -v torchrun)" || { echo "launch.sh: torchrun is not on PATH" >&2; exit 127; }
+python="\${PYTHON:-}"
+if [ -z "$python" ]; then
+  for p in "$(dirname "$torchrun_bin")/python" "$(dirname "$torchrun_bin")/python3" python3; do
+    if command -v "$p" >/dev/null 2>&1; then python="$p"; break; fi
+  done
+fi
+# transformers 5: --warmup_steps takes the ratio (below 1); 4.x: --warmup_ratio.
+major="$("$python" -c 'import transformers; print(transformers.__version__.split(".")[0])')"
+if [ "$major" -ge 5 ]; then warmup=(--warmup_steps ${r}); else warmup=(--warmup_ratio ${r}); fi`;
+}
+
 function flagEmbeddingLaunch(o: EngineExportOptions): string {
   const c = o.config;
   const n = o.nprocPerNode ?? 1;
@@ -254,7 +323,7 @@ function flagEmbeddingLaunch(o: EngineExportOptions): string {
     c.batch.steps ? `--max_steps ${c.batch.steps}` : `--num_train_epochs ${c.batch.epochs}`,
     `--per_device_train_batch_size ${Math.max(1, Math.floor(c.batch.batchSize / n))}`,
     `--gradient_accumulation_steps ${c.batch.gradAccumulation}`,
-    `--warmup_ratio ${c.schedule.warmupRatio}`,
+    WARMUP_ARGS,
     `--lr_scheduler_type ${c.schedule.name === 'constant' ? 'constant_with_warmup' : 'linear'}`,
     ...hfTrainingArguments(c),
     '--dataloader_drop_last False',
@@ -282,7 +351,7 @@ function tevatronLaunch(o: EngineExportOptions): string {
     `--gradient_accumulation_steps ${c.batch.gradAccumulation}`,
     `--learning_rate ${c.optimizer.lr}`,
     c.batch.steps ? `--max_steps ${c.batch.steps}` : `--num_train_epochs ${c.batch.epochs}`,
-    `--warmup_ratio ${c.schedule.warmupRatio}`,
+    WARMUP_ARGS,
     ...hfTrainingArguments(c),
     '--attn_implementation sdpa',
   ];
@@ -295,6 +364,7 @@ async function writeRows(
   row: (e: TrainingExample) => unknown,
   launch: string,
   name: string,
+  preamble: string,
 ): Promise<Omit<EngineExportResult, 'engine' | 'out'>> {
   const k = o.config.batch.hardNegatives;
   let rows = 0;
@@ -312,7 +382,13 @@ async function writeRows(
   if (rows === 0) throw new DataError('the mix has no examples', o.data);
   await writeFileAtomic(
     join(out, 'launch.sh'),
-    `#!/usr/bin/env bash\n# ${name} training on the exported data (see README.md).\ncd "$(dirname "$0")"\n${launch} "$@"\n`,
+    `#!/usr/bin/env bash
+# ${name} training on the exported data (see README.md).
+set -euo pipefail
+cd "$(dirname "$0")"
+${preamble}
+${launch} "$@"
+`,
   );
   await writeFileAtomic(
     join(out, 'README.md'),
@@ -338,15 +414,25 @@ export async function exportForEngine(options: EngineExportOptions): Promise<Eng
     throw new Error(`unknown engine '${options.engine}'; one of ${trainingEngines.join(', ')}`);
   // checked before anything is written; a folder is absolute (launch.sh runs in `out`)
   const o = { ...options, init: initRef(options.init) };
+  const scan = o.engine === 'sentence-transformers' ? await scanUnits(o) : undefined;
+  if (scan) checkUnitsFit(o, scan);
+  const preamble = scan ? '' : warmupSelection(o.config);
   const out = resolve(o.out);
   mkdirSync(out, { recursive: true });
   const f = createFormatter(o.config.formatter);
   const t0 = performance.now();
   let r: Omit<EngineExportResult, 'engine' | 'out'>;
-  if (o.engine === 'sentence-transformers') r = await writeSentenceTransformers(o, f, out);
+  if (scan) r = await writeSentenceTransformers(o, f, out, scan);
   else if (o.engine === 'flagembedding')
-    r = await writeRows(o, out, (e) => flagEmbeddingRow(e, f), flagEmbeddingLaunch(o), 'FlagEmbedding');
-  else r = await writeRows(o, out, (e) => tevatronRow(e, f), tevatronLaunch(o), 'Tevatron');
+    r = await writeRows(
+      o,
+      out,
+      (e) => flagEmbeddingRow(e, f),
+      flagEmbeddingLaunch(o),
+      'FlagEmbedding',
+      preamble,
+    );
+  else r = await writeRows(o, out, (e) => tevatronRow(e, f), tevatronLaunch(o), 'Tevatron', preamble);
   await writeManifest(out, {
     kind: `train-export-${o.engine}`,
     command: o.command,

@@ -15,8 +15,10 @@ Everything that moves numbers comes from settings.json (derived from our Trainer
   document counted once (the same docid in two columns is one document); padding ignored.
   The ids this needs travel in the dataset's `label` column:
   [unit, text group, query group, positive id, negative ids (k, -1 = none), extra positive ids (m)].
-- batches: `DualViewBatchSampler` keeps every unit (one example, or both views of a pair)
-  inside one per-device batch, so both views are always in the same (global) batch.
+- batches: `DualViewBatchSampler` packs whole units (one example's rows, or both views of a
+  pair) into global batches, fills short ones with a padding row the loss ignores, and cuts
+  each into equal per-device slices: every rank has the same shapes at every step, both views
+  are always in the same global batch, and 1 or N processes train on the same batches.
 - texts: the `anchor` / `positive` / `negative_i` columns hold our formatter's output; no
   prompts are added here. Query and document lengths are truncated separately.
 - backbone: `init` is our exported HF folder or a Hub id; pooling and normalisation are
@@ -90,29 +92,72 @@ def learning_rate_factor(step: int, total: int, name: str, warmup_ratio: float, 
     return 1.0
 
 
-class DualViewBatchSampler(BatchSampler):
-    """Per-device batches of whole units (rows with the same `label[0]`), shuffled by seed + epoch.
+# Label of the padding row `build` appends to the data: the sampler fills short batches with it
+# and the loss gives it no term and no column (every id in its label is -1).
+PAD = -1
 
-    Packing follows @dv/train's packBatches: a unit that does not fit is held over (at most one)
-    and opens the next batch while later single examples fill the current one.
+
+def world_size() -> int:
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+class DualViewBatchSampler(BatchSampler):
+    """Per-device batches of exactly `batch_size` rows, cut from global batches of whole units.
+
+    Units (rows with the same `label[0]`: one example's rows, or both views of a pair) are
+    shuffled by seed + epoch and packed into global batches of `batch_size * world` rows as
+    @dv/train's packBatches packs them: a unit that does not fit is held over (at most one) and
+    opens the next batch while later units fill the current one. A batch that closes short is
+    filled up with the padding row (label[0] = PAD), which the loss ignores. Each global batch is
+    yielded as `world` consecutive slices of `batch_size` rows; accelerate's BatchSamplerShard
+    hands slice i to rank i % world. So every rank has the same shapes at every step (gloo's
+    all_gather needs equal sizes, and reads garbage or aborts when a peer sends more), and a
+    global batch holds the same rows whatever the number of processes: one process with the
+    global batch trains on the batches that N processes train on.
+
+    A unit may span two ranks' slices of one global batch: the loss gathers the rows and their
+    labels from every rank, so both views of a pair are still in one (global) batch. The limit is
+    therefore the global batch: a unit larger than it is an error (`dv train export` checks this
+    before it writes anything).
     """
 
-    def __init__(self, dataset, batch_size: int, drop_last: bool, valid_label_columns=None, generator=None, seed: int = 0, shuffle: bool = True):
-        self.batch_size = batch_size
+    def __init__(
+        self,
+        dataset,
+        batch_size: int,
+        drop_last: bool,
+        valid_label_columns=None,
+        generator=None,
+        seed: int = 0,
+        shuffle: bool = True,
+        world: int | None = None,
+    ):
+        self.batch_size = batch_size  # per device: what BatchSamplerShard checks each slice against
+        self.world = world or world_size()
+        self.global_size = batch_size * self.world
         self.drop_last = drop_last
         self.seed = seed
         self.shuffle = shuffle
         self.epoch = 0
         units: list[list[int]] = []
+        self.pad: int | None = None
         last = None
         for i, label in enumerate(dataset["label"]):
+            if label[0] == PAD:
+                self.pad = i
+                continue
             if label[0] != last:
                 units.append([])
                 last = label[0]
             units[-1].append(i)
-        big = [u for u in units if len(u) > batch_size]
-        if big:
-            raise ValueError(f"a unit of {len(big[0])} rows does not fit a per-device batch of {batch_size}")
+        if self.pad is None:
+            raise ValueError("the data has no padding row (label[0] = -1): build() appends it")
+        largest = max(units, key=len)
+        if len(largest) > self.global_size:
+            raise ValueError(
+                f"unit {dataset[largest[0]]['label'][0]} has {len(largest)} rows, more than the global batch of "
+                f"{self.global_size} rows ({self.world} x {batch_size}): raise the batch size (dv train export --batch)"
+            )
         self.units = units
         self._batches = self._pack()
 
@@ -120,41 +165,51 @@ class DualViewBatchSampler(BatchSampler):
         self.epoch = epoch
         self._batches = self._pack()
 
-    def _pack(self) -> list[list[int]]:
+    def global_batches(self) -> list[list[int]]:
+        """The global batches of this epoch, each exactly `batch_size * world` rows (padding included)."""
+        size = self.global_size
         order = list(range(len(self.units)))
         if self.shuffle:
             g = torch.Generator()
             g.manual_seed(self.seed + self.epoch)
             order = torch.randperm(len(self.units), generator=g).tolist()
         out: list[list[int]] = []
+
+        def close(batch: list[int]) -> None:
+            out.append(batch + [self.pad] * (size - len(batch)))
+
         current: list[int] = []
         held: list[int] | None = None
         for ui in order:
             unit = self.units[ui]
             while True:
-                if len(current) + len(unit) > self.batch_size:
+                if len(current) + len(unit) > size:
                     if held is None:
                         held = unit
                         break
-                    out.append(current)
+                    close(current)
                     current, held = held, None
                     continue
                 current = current + unit
-                if len(current) == self.batch_size:
-                    out.append(current)
+                if len(current) == size:
+                    close(current)
                     current, held = (held or []), None
-                    if len(current) == self.batch_size:
-                        out.append(current)
+                    if len(current) == size:
+                        close(current)
                         current = []
                 break
         if held is not None:
-            if len(current) + len(held) > self.batch_size:
-                out.append(current)
+            if len(current) + len(held) > size:
+                close(current)
                 current = []
             current = current + held
-        if current and not self.drop_last:
-            out.append(current)
+        if current and not (self.drop_last and len(current) < size):
+            close(current)
         return out
+
+    def _pack(self) -> list[list[int]]:
+        b = self.batch_size
+        return [g[i * b : (i + 1) * b] for g in self.global_batches() for i in range(self.world)]
 
     def __iter__(self) -> Iterator[list[int]]:
         return iter(self._batches)
@@ -184,8 +239,6 @@ def build(settings: dict, init_override: str | None = None):
     if s["batch"]["global_batch_size"] % world:
         raise SystemExit(f"batch size {s['batch']['global_batch_size']} is not a multiple of {world} processes")
     per_device = s["batch"]["global_batch_size"] // world
-    if s["batch"]["pair_views_in_batch"] and per_device < 2:
-        raise SystemExit(f"{world} processes leave {per_device} rows per device: a pair needs 2")
 
     init = init_override or s["model"]["init"]
     config_kwargs = {}
@@ -208,14 +261,21 @@ def build(settings: dict, init_override: str | None = None):
             docs = [torch.cat(r) for r in reps[1:]]
             b = len(queries)
             offset = 0
+            world = 1
             if self.gather_across_devices:
                 from sentence_transformers.util import all_gather_with_grad
 
+                # Every rank holds exactly b rows (DualViewBatchSampler), so the gathers line up.
                 queries = all_gather_with_grad(queries)
                 docs = [all_gather_with_grad(d) for d in docs]
                 labels = all_gather(labels)
+                world = labels.size(0) // b
                 offset = get_rank() * b
             rel = relations(labels, k, m, loss_settings["in_batch_negatives"], loss_settings["mask_false_negatives"])
+            # Padding rows have no loss term. The loss is the mean over the real rows of the global
+            # batch; DDP averages gradients over ranks, so each rank returns world x its share.
+            real = (labels[:, 0] != PAD).float()
+            n_real = real.sum().clamp(min=1.0)
             docs_all = torch.cat(docs, dim=0)
             losses = []
             for begin in range(0, b, self.mini_batch_size):
@@ -226,7 +286,7 @@ def build(settings: dict, init_override: str | None = None):
                 positive = scores[torch.arange(len(rows)), rows]
                 negatives = scores.masked_fill(r != -1, -torch.inf)
                 log_z = torch.logsumexp(torch.cat([positive[:, None], negatives], dim=1), dim=1)
-                loss = (log_z - positive).mean() * len(rows) / b
+                loss = ((log_z - positive) * real[rows]).sum() * world / n_real
                 if with_backward:
                     loss.backward()
                     loss = loss.detach()
@@ -245,6 +305,8 @@ def build(settings: dict, init_override: str | None = None):
     data = load_dataset("json", data_files=s["data"]["train"], split="train")
     columns = ["anchor", "positive", *[f"negative_{i + 1}" for i in range(k)], "label"]
     data = data.select_columns(columns)
+    # One padding row (every id -1) for DualViewBatchSampler to fill short batches with.
+    data = data.add_item({"anchor": "", "positive": "", **{f"negative_{i + 1}": "" for i in range(k)}, "label": [PAD] * (4 + k + m)})
 
     seed = s["seed"]
     o = s["optimizer"]
@@ -372,6 +434,10 @@ def main() -> None:
         os.makedirs(out, exist_ok=True)
         with open(os.path.join(out, "engine-settings.json"), "w", encoding="utf8") as f:
             json.dump(read_back(settings, model, loss, args, per_device), f, indent=2, sort_keys=True)
+    if rank == 0:
+        sampler = DualViewBatchSampler(data, per_device, False, seed=settings["seed"])
+        padding = sum(b.count(sampler.pad) for b in sampler.global_batches())
+        print(f"dv_st_train: {len(sampler.units)} units in {len(sampler) // sampler.world} global batches of {sampler.global_size} rows ({sampler.world} x {per_device}), {padding} padding rows", flush=True)
     trainer = Trainer(model=model, args=args, train_dataset=data, loss=loss, data_collator=collator)
     trainer.train()
     if rank == 0:
@@ -380,7 +446,7 @@ def main() -> None:
                 f.write(json.dumps(row) + "\n")
         model.save(os.path.join(out, "final"))
         # A few embeddings as the trained model gives them, to check that other tools load it.
-        probe = [data[i]["anchor"] for i in range(min(4, len(data)))]
+        probe = [data[i]["anchor"] for i in range(min(4, len(data) - 1))]  # the last row is padding
         vectors = model.encode(probe, convert_to_numpy=True).tolist()
         with open(os.path.join(out, "probe.json"), "w", encoding="utf8") as f:
             json.dump({"texts": probe, "embeddings": vectors}, f)
