@@ -28,7 +28,9 @@ try {
  * package's dependencies in its own node_modules, out of reach from dist/). `import.meta.url`
  * in a bundled source keeps meaning that source file, so code that finds files next to itself
  * (the fused-kernel addon, package.json versions, WordNet) and `createRequire(import.meta.url)`
- * behave as under tsx. The bin is built per checkout, like the native addons.
+ * behave as under tsx. The bin is built per checkout, like the native addons, and is not packed:
+ * it names this checkout's files. The tarball's `dv` is the app's tsc output (`dist/cli.js`,
+ * package.json `publishConfig.bin`), which resolves everything from where it is installed.
  */
 /**
  * Third-party packages bundled all the same: zod, pure JS that every command needs at start-up

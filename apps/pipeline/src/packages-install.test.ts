@@ -21,8 +21,9 @@
  * Needs the npm registry (the tarballs' third-party dependencies); outside CI it skips with a
  * message when the registry cannot be reached. Native TensorFlow is required when this
  * workspace's own set-up got it; the TensorFlow library cache (~/.cache/dv) is shared with the
- * workspace. About 2 minutes on an idle 2-core machine (six `tsc` builds, three npm installs),
- * so its hooks and tests carry their own timeouts.
+ * workspace. Six `tsc` builds and three npm installs: 3.5-4 minutes measured on a 2-core
+ * machine shared with other builds (about 75 s of CPU), so its hooks and tests carry their own
+ * timeouts.
  */
 import { execFile } from 'node:child_process';
 import {
@@ -240,6 +241,13 @@ console.log(JSON.stringify({ ndcg, p, text: typeof trecEvalText, full }));
     expect(out.ndcg).toBeCloseTo((1 + 2 / Math.log2(3)) / (2 + 1 / Math.log2(3)), 10);
     expect(out.p).toBeCloseTo(2 / 3, 10);
     expect(out.text).toBe('function');
+    // require() of the ES modules (Node >= 20.19, the `engines` floor): no CJS build is shipped.
+    const cjs = await lastJsonLine(
+      process.execPath,
+      ['-e', "const m = require('@dv/eval/metrics'); console.log(JSON.stringify({ f: typeof m.pMrr }))"],
+      dir,
+    );
+    expect(JSON.parse(cjs)).toEqual({ f: 'function' });
     // The main entry needs the dependencies this project lacks: the subpath is what loaded.
     expect(out.full).toMatch(/^ERR_MODULE_NOT_FOUND .*'(@dv\/data|openai|tokenizers)'/);
     const mb = Number((await sh('du', ['-sm', join(dir, 'node_modules')], root)).split('\t')[0]);
