@@ -67,9 +67,10 @@ describe('paper profile config', () => {
       command: 'torchrun',
       engine: 'sentence-transformers',
       nprocPerNode: 1,
+      launch: true,
     });
-    // scale-out: the DAG ends with the engine exports (no eval, no report)
-    const built = buildPaperStages(c);
+    // scale-out without a launcher: the DAG ends with the engine exports (no eval, no report)
+    const built = buildPaperStages(c, { launch: null });
     expect(built.scaleOut).toBe(true);
     expect(built.stages.map((s) => s.group)).not.toContain('eval');
     expect(built.stages.filter((s) => s.group === 'train')).toHaveLength(2 * 4 * 3);

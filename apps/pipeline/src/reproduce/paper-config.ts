@@ -81,15 +81,40 @@ export const PaperSection = z.object({
   /**
    * Where training runs: `gpu` (our trainer on tfjs-node-gpu), `cpu` (our trainer on the CPU
    * backend: scaled-down configs and tests only), or `scale-out` (the mixes are exported for a
-   * distributed engine with `dv train export`, and the run stops with the launch instructions).
+   * distributed engine with `dv train export`; where a launcher is found the engine trains each
+   * as a stage and the run goes on to evaluation, else it stops with the launch instructions:
+   * scale-out-launcher.ts).
    */
   compute: z.enum(['gpu', 'cpu', 'scale-out']).default('gpu'),
   /** For compute = scale-out: the engine the mixes are exported for and its launcher. */
   scaleOut: z
     .object({
+      /**
+       * The launcher program: `torchrun` (looked up in $VIRTUAL_ENV/bin, then on PATH; a path is
+       * taken as it is). Any other program only passes the prerequisite check: the run exports
+       * and stops, unless `launcher` is given.
+       */
       command: z.string().min(1),
       engine: z.enum(['sentence-transformers', 'flagembedding', 'tevatron']).default('sentence-transformers'),
       nprocPerNode: z.number().int().positive().default(1),
+      /**
+       * The launcher's command line, to which `dv_st_train.py --settings settings.json` is
+       * appended (run in the export folder), e.g. `["accelerate", "launch", "--num_processes",
+       * "8"]` or `["srun", "--ntasks-per-node", "1", "torchrun", "--nproc_per_node", "8"]`; a
+       * string is split at spaces. Default: `torchrun --standalone --nproc_per_node N`.
+       */
+      launcher: z
+        .union([
+          z
+            .string()
+            .trim()
+            .min(1)
+            .transform((s) => s.split(/\s+/)),
+          z.array(z.string().min(1)).min(1),
+        ])
+        .optional(),
+      /** false: export and stop even where a launcher is found (the engine runs elsewhere). */
+      launch: z.boolean().default(true),
     })
     .optional(),
 });

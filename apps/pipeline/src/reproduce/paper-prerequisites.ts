@@ -7,15 +7,17 @@
  *     any other in `paper.datasets`) is a registered Hub dataset with a pinned (or configured)
  *     commit that is in the Hub cache (huggingface_hub layout) or answers on the Hub's revision API;
  *   - each backbone's model repo answers on the Hub's model revision API (or is cached);
- *   - compute: a GPU tfjs backend (tfjs-node-gpu), or a scale-out launcher on PATH (`cpu`, for
- *     scaled-down configs, needs nothing).
+ *   - compute: a GPU tfjs backend (tfjs-node-gpu), or a scale-out launcher on PATH (the
+ *     configured `launcher`'s program, else `command`; `launch: false` exports only and needs
+ *     none; `cpu`, for scaled-down configs, needs nothing).
  * Nothing is downloaded here; each missing item says what to do.
  */
-import { accessSync, constants, existsSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { HUB_DATASETS, hubCacheDir } from '@dv/data';
 import { configuredRevision } from './paper-config.js';
 import type { ReproduceConfig } from './reproduce-config.js';
+import { findExecutable, resolveScaleOutLaunch } from './scale-out-launcher.js';
 import { benchmarkDatasets } from './stages/paper/benchmarks-stage.js';
 
 /** Whether `repo@revision` is in the Hub cache (a snapshot of that commit, or a ref to one). */
@@ -63,21 +65,6 @@ async function post(
     const e = err as Error & { cause?: { code?: string } };
     return e.cause?.code ?? e.name ?? 'unreachable';
   }
-}
-
-function onPath(command: string): boolean {
-  const bin = command.split(/\s+/)[0]!;
-  const candidates = isAbsolute(bin)
-    ? [bin]
-    : (process.env.PATH ?? '').split(delimiter).map((d) => join(d, bin));
-  return candidates.some((p) => {
-    try {
-      accessSync(p, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 }
 
 export interface PrerequisiteOptions {
@@ -203,9 +190,18 @@ export async function checkPaperPrerequisites(
   if (paper.compute === 'scale-out') {
     if (!paper.scaleOut)
       missing.push('compute scale-out: set paper.scaleOut.command (the launcher the exported mixes go to)');
-    else if (!onPath(paper.scaleOut.command))
+    else if (paper.scaleOut.launcher) {
+      if (!findExecutable(paper.scaleOut.launcher[0]!))
+        missing.push(
+          `compute scale-out: the launcher '${paper.scaleOut.launcher[0]}' (paper.scaleOut.launcher) is not an executable on PATH`,
+        );
+    } else if (
+      paper.scaleOut.launch &&
+      !findExecutable(paper.scaleOut.command.split(/\s+/)[0]!) &&
+      !resolveScaleOutLaunch(paper)
+    )
       missing.push(
-        `compute scale-out: '${paper.scaleOut.command.split(/\s+/)[0]}' is not an executable on PATH`,
+        `compute scale-out: '${paper.scaleOut.command.split(/\s+/)[0]}' is not an executable on PATH (or set paper.scaleOut.launch to false to export only)`,
       );
   } else if (paper.compute === 'gpu') {
     const probe =

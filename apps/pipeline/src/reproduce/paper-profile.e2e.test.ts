@@ -7,14 +7,17 @@
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { HUB_DATASETS } from '@dv/data';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../cli-kit.js';
 import { rootCommand } from '../commands/root.js';
 import { readStageRecord, stageDir } from './run-dag.js';
 import { type PaperStandIns, startPaperStandIns } from './test-utils/paper-stand-ins.js';
+
+const venvBin = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', '.venv-ref', 'bin');
 
 let s: PaperStandIns;
 const dir = mkdtempSync(join(tmpdir(), 'dv-paper-e2e-'));
@@ -184,4 +187,95 @@ describe('pnpm reproduce --profile paper (loopback stand-ins)', () => {
     expect(existsSync(stageDir(runDir, 'report'))).toBe(false);
     expect(existsSync(stageDir(runDir, 'benchmarks'))).toBe(false);
   }, 120_000);
+  it('compute = scale-out with a launcher that fails: exit 1 naming the engine log, nothing evaluated', async () => {
+    const runDir = join(dir, 'scale-out-fails');
+    const paper = s.config.paper as Record<string, unknown>;
+    const r = await reproduce(
+      {
+        ...s.config,
+        paper: {
+          ...paper,
+          compute: 'scale-out',
+          scaleOut: {
+            command: 'torchrun',
+            // dv_st_train.py --settings settings.json is appended: $0.. of the bash script
+            launcher: [
+              'bash',
+              '-c',
+              'echo " 1/9 [00:00<00:01,  9.0it/s]"; echo "engine failed on purpose" >&2; exit 5',
+            ],
+          },
+        },
+      },
+      runDir,
+    );
+    expect(r.code, r.stderr).toBe(1);
+    const b = s.backbones[0]!;
+    const log = join(stageDir(runDir, `train/${b}/ins-orig/seed-13`), 'engine.log');
+    expect(r.stderr).toContain(`engine log: ${log}`);
+    expect(r.stderr).toMatch(/the engine launcher exited with code 5/);
+    expect(r.stderr).toMatch(/\| engine failed on purpose/);
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(readFileSync(log, 'utf8')).toContain('engine failed on purpose');
+    expect(existsSync(stageDir(runDir, 'report'))).toBe(false);
+  }, 120_000);
+
+  it('compute = scale-out with torchrun: 2 gloo processes train each mix, the DAG evaluates and reports (exit 0)', async (ctx) => {
+    if (!existsSync(join(venvBin, 'torchrun'))) {
+      console.warn(
+        'skipping the torchrun run: no .venv-ref (pnpm setup:reference installs torch, sentence-transformers, accelerate, datasets)',
+      );
+      return ctx.skip();
+    }
+    const runDir = join(dir, 'scale-out-torchrun');
+    const paper = s.config.paper as Record<string, unknown>;
+    const config = {
+      ...s.config,
+      paper: {
+        ...paper,
+        compute: 'scale-out',
+        // the reference venv's torchrun, by path (as $VIRTUAL_ENV/bin or PATH would give it)
+        scaleOut: { command: join(venvBin, 'torchrun'), engine: 'sentence-transformers', nprocPerNode: 2 },
+      },
+    };
+    const r = await reproduce(config, runDir);
+    expect(r.code, r.stderr.slice(-4000)).toBe(0);
+    expect(r.stdout).not.toMatch(/training is handed to/);
+    const b = s.backbones[0]!;
+    const mixes = ['ins-orig', 'ins-dv', 'all-orig', 'all-dv'];
+    for (const m of mixes) {
+      const id = `train/${b}/${m}/seed-13`;
+      const t = readStageRecord(stageDir(runDir, id))!;
+      expect(t, id).not.toBeNull();
+      expect(t.summary.launch).toBe('torchrun --standalone --nproc_per_node 2');
+      expect(t.summary.steps as number, id).toBeGreaterThanOrEqual(1);
+      expect(Number.isFinite(t.summary.finalLoss as number), id).toBe(true);
+      expect(t.summary.probeCosine as number).toBeGreaterThanOrEqual(0.999);
+      const sd = stageDir(runDir, id);
+      // both ranks ran, under gloo, with the global batch split over them
+      const engine = JSON.parse(readFileSync(join(sd, 'engine', 'output', 'engine-settings.json'), 'utf8'));
+      expect(engine.world_size).toBe(2);
+      expect(engine.per_device_train_batch_size).toBe(4);
+      expect(engine.gather_across_devices).toBe(true);
+      // the engine's progress reached the stage's log; its output is in engine.log
+      // (the stand-in config logs every step: one loss line per step)
+      const lossLines = r.stderr.match(new RegExp(`${id}: step \\d+/\\d+: loss [\\d.]+`, 'g')) ?? [];
+      expect(lossLines.length, id).toBe(t.summary.steps);
+      expect(readFileSync(join(sd, 'engine.log'), 'utf8')).toMatch(/"final": /);
+      // what the eval stage reads: the ST folder with its ONNX graph, in export/
+      for (const f of [
+        'config.json',
+        'model.safetensors',
+        'tokenizer.json',
+        'modules.json',
+        'onnx/model.onnx',
+      ])
+        expect(existsSync(join(sd, 'export', f)), `${id} export/${f}`).toBe(true);
+      const ev = stageDir(runDir, `eval/${b}/${m}/seed-13`);
+      expect(existsSync(join(ev, 'followir/Robust04InstructionRetrieval.json')), m).toBe(true);
+    }
+    const results = JSON.parse(readFileSync(join(stageDir(runDir, 'report'), 'results.json'), 'utf8'));
+    expect(results.table).toHaveLength(4);
+    expect(r.stdout).toMatch(/report: .*report\.md/);
+  }, 600_000);
 });

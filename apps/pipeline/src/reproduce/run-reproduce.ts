@@ -40,8 +40,10 @@ export interface ReproduceResult {
   wallSeconds: number;
   report: { markdown: string; html: string; results: string } | null;
   /**
-   * Paper profile with compute = scale-out: the DAG stopped after exporting each training run
-   * for the engine; what to launch, and how to continue (`instructions`, one line each).
+   * Paper profile with compute = scale-out and no launcher found (scale-out-launcher.ts): the DAG
+   * stopped after exporting each training run for the engine; what to launch, and how to
+   * continue (`instructions`, one line each). With a launcher the engine trains as a stage and
+   * the run ends with the report, as the other computes do.
    */
   scaleOut?: { instructions: string[]; launchScripts: string[] };
 }
@@ -183,6 +185,11 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
           ...launchScripts.map((p) => `  bash ${p}`),
           'each export folder has a README.md (what differs from dv train run) and the launch line in launch.sh;',
           'evaluate the trained models with `dv eval run --model tfjs:DIR --benchmark followir|infosearch|mair`, or set paper.compute to "gpu" to train and evaluate here',
+          ...(engine === 'sentence-transformers'
+            ? [
+                'or let this run launch the engine and evaluate: torchrun in $VIRTUAL_ENV/bin or on PATH with paper.scaleOut.command "torchrun" (or a path to it), or a paper.scaleOut.launcher command line',
+              ]
+            : []),
         ],
       },
     };

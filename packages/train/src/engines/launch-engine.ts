@@ -16,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { DataError } from '@dv/core';
 
 export interface EngineLaunchOptions {
   /** The whole command line: the launcher and its arguments, then the script and its. */
@@ -42,8 +43,8 @@ export interface EngineLaunchResult {
   tail: string[];
 }
 
-export class EngineLaunchError extends Error {
-  override readonly name = 'EngineLaunchError';
+/** A DataError (what the CLI reports as one line, exit 1): the engine's failure is not our bug. */
+export class EngineLaunchError extends DataError {
   constructor(
     readonly argv: readonly string[],
     readonly log: string,
@@ -61,8 +62,8 @@ export class EngineLaunchError extends Error {
     super(
       `the engine launcher ${how}: ${argv.join(' ')}\nengine log: ${log}` +
         (tail.length ? `\nlast lines of the log:\n${tail.map((l) => `  | ${l}`).join('\n')}` : ''),
-      cause ? { cause } : undefined,
     );
+    if (cause) this.cause = cause;
   }
 }
 

@@ -3,9 +3,13 @@
  * here, the mix is exported for the distributed engine (@dv/train exportForEngine, the library
  * call of `dv train export --engine E`): the engine's training file, our trainer's settings for
  * this seed, and `launch.sh` with the launch line. The run stops after these stages and prints
- * the launch instructions (run-reproduce.ts).
+ * the launch instructions (run-reproduce.ts). Where a launcher is found the engine trains here
+ * instead (engine-train-stage.ts).
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { ST_SCRIPT } from '@dv/train';
 import { requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
@@ -13,6 +17,14 @@ import type { StageSpec } from '../../stage.js';
 import { stageFileCode } from '../../stage-code.js';
 import { type MixName, mixPath } from '../mixes-stage.js';
 import { BACKBONE_EXPORT, backboneStageId } from './backbone-stage.js';
+
+/**
+ * The shipped training script's digest, as the stage salt: code digests hash TypeScript and
+ * JSON only, and `dv_st_train.py` (copied into every export, run by the engine) is code too.
+ */
+export function engineScriptSalt(): string {
+  return `dv_st_train.py ${createHash('sha256').update(readFileSync(ST_SCRIPT)).digest('hex')}`;
+}
 
 export function engineExportStage(
   config: ReproduceConfig,
@@ -33,6 +45,7 @@ export function engineExportStage(
     group: 'train',
     deps: [init, 'mixes'],
     code: [{ package: '@dv/train' }, stageFileCode('paper/engine-export-stage.ts')],
+    salt: engineScriptSalt(),
     config: { trainer, engine: scaleOut.engine, nprocPerNode: scaleOut.nprocPerNode },
     estimateSeconds: 5 + config.mixes.budget / 20_000,
     async run(ctx) {
