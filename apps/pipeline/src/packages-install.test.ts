@@ -176,6 +176,8 @@ describe.skipIf(!online)('the packages installed from their tarballs by plain np
     expect(trainFiles).toContain('package/scripts/setup-native-tf.mjs');
     // the fused kernels' sources, which the consumer's set-up compiles
     expect(trainFiles).toContain('package/native/kernels/residual_layer_norm.inc');
+    // the sentence-transformers script, where the compiled export-for-engine.js looks for it
+    expect(trainFiles).toContain('package/dist/engines/python/dv_st_train.py');
   });
 
   it('no packed file names the checkout that built it; every package declares the Node it needs', async () => {
