@@ -35,6 +35,7 @@ import {
   pMrr,
   readInstructedSetJson,
   runBenchmark,
+  TASK_SOURCES,
   type TieBreak,
   trecEvalText,
   UnknownTaskError,
@@ -164,7 +165,8 @@ fraction in [-1, 1] ("p_mrr"); papers report x100. Ties: doc id descending (mteb
 const runCommand: Command = {
   name: 'run',
   summary: 'evaluate a model on a benchmark',
-  usage: '--benchmark NAME --model SPEC [--data DIR | --set FILE...] [--out DIR] [--top-k K] [--json]',
+  usage:
+    '--benchmark NAME --model SPEC [--data DIR | --set FILE...] [--source paper|mteb2] [--out DIR] [--top-k K] [--json]',
   description: `Evaluates one model on one benchmark: ranks every set under each instruction mode (reranking
 candidate lists for FollowIR, exact full-corpus search otherwise), then writes TREC runs,
 result JSON (EvaluationResult + mteb layout), summary.json and manifest.json into --out, and
@@ -185,7 +187,11 @@ tfjs:DIR runs a @dv/train model with tfjs: a Hugging Face folder (config.json, m
 tokenizer.json; pooling from 1_Pooling) or a training checkpoint (tokenizer.json in it or its parent
 folder; CLS pooling), on the backend DV_TF_BACKEND selects (default: the fastest; see dv doctor).
 --set FILE (repeatable; an InstructedSet as JSON, see @dv/eval readInstructedSetJson) replaces the loader;
-its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take any name).`,
+its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take any name).
+--source mteb2 reads the copy of the data that mteb 2 evaluates instead of the paper's (FollowIR:
+mteb/Core17InstructionRetrieval and mteb/News21InstructionRetrieval, jhu-clsp/robust04-instructions-mteb,
+at the revisions mteb's task files pin; with --data, folders in that layout). Each result records
+the repo@commit or folder it read ("datasetSource"), and the table names it on stderr.`,
   options: {
     benchmark: { type: 'string', description: benchmarkNames().join('|'), valueName: 'NAME' },
     model: {
@@ -201,6 +207,12 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
     },
     data: { type: 'string', description: 'local benchmark folder (see above)', valueName: 'DIR' },
     offline: { type: 'boolean', description: 'Hub sets from the local cache only' },
+    source: {
+      type: 'string',
+      description: `which copy of the data: ${TASK_SOURCES.join(' | ')} (mteb2: what mteb 2 evaluates)`,
+      valueName: 'S',
+      default: 'paper',
+    },
     out: { type: 'string', description: 'output folder', valueName: 'DIR', default: 'runs/eval' },
     'top-k': { type: 'string', description: "retrieval depth (default: the benchmark's)", valueName: 'K' },
     'cache-dir': {
@@ -244,6 +256,11 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
     const data = typeof ctx.values.data === 'string' ? resolve(ctx.values.data) : undefined;
     if (files.length > 0 && data) throw new UsageError('give --data or --set, not both');
     const topK = numberOption(ctx, 'top-k', { integer: true, positive: true });
+    const source = enumOption(ctx, 'source', TASK_SOURCES) ?? 'paper';
+    if (source !== 'paper' && files.length > 0)
+      throw new UsageError(
+        `--source ${source} picks what the loader reads; --set files are read as they are`,
+      );
     let sets: InstructedSet[];
     try {
       sets =
@@ -253,9 +270,12 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
               ...(data ? { data } : {}),
               offline: Boolean(ctx.values.offline),
               note: (line) => ctx.stderr.write(`note: ${line}\n`),
+              source,
             });
     } catch (err) {
       if (err instanceof NeedsDataError) throw new UsageError(err.message);
+      // a benchmark without a copy from --source (InfoSearch, MAIR, the mini world)
+      if (err instanceof UnknownTaskError && source !== 'paper') throw new UsageError(err.message);
       throw err;
     }
     if (sets.length === 0) throw new DataError(`no ${name} sets to evaluate`, data);
@@ -307,6 +327,7 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
         ...(precision === 'int8' ? { precision } : {}),
         sets: files.map((f) => resolve(f)),
         data: data ?? null,
+        ...(source !== 'paper' ? { source } : {}),
         topK: topK ?? null,
         variant,
         prefixes: [ctx.values['query-prefix'] ?? '', ctx.values['document-prefix'] ?? ''],
@@ -332,11 +353,16 @@ its name must be one of the benchmark's tasks (the mini and MAIR benchmarks take
     progress.done(`${summary.results.length} sets`);
     if (ctx.values.json) {
       const datasets = Object.fromEntries(summary.results.map((r) => [r.dataset, r.scores]));
+      const sources = Object.fromEntries(
+        summary.results.flatMap((r) => (r.datasetSource ? [[r.dataset, r.datasetSource]] : [])),
+      );
       ctx.stdout.write(
-        `${JSON.stringify({ benchmark: bench.name, model: summary.model, average: summary.average, datasets })}\n`,
+        `${JSON.stringify({ benchmark: bench.name, model: summary.model, average: summary.average, datasets, sources })}\n`,
       );
     } else {
       ctx.stdout.write(`${paperTable(summary, bench.profile)}\n`);
+      for (const r of summary.results)
+        if (r.datasetSource) ctx.stderr.write(`${r.dataset}: read from ${r.datasetSource}\n`);
     }
     ctx.stderr.write(`wrote TREC runs, results and ${summary.manifest} under ${outDir}\n`);
     return 0;

@@ -17,5 +17,11 @@ export const EvaluationResult = z.object({
   numQueries: z.number().int().nonnegative(),
   evaluationTimeSeconds: z.number().nonnegative().optional(),
   manifest: z.string().optional(),
+  /**
+   * What the set was read from: `<hub repo>@<commit>` (for FollowIR e.g.
+   * `jhu-clsp/core17-instructions@e39f...`, the paper's data, or `mteb/Core17InstructionRetrieval@67d8...`,
+   * the copy mteb 2 evaluates), a local folder or file, or absent for built sets.
+   */
+  datasetSource: z.string().min(1).optional(),
 });
 export type EvaluationResult = z.infer<typeof EvaluationResult>;

@@ -53,6 +53,24 @@ export const HUB_DATASETS = Object.freeze({
     layout: 'followir-v2',
     note: 'pin of mteb 2 Core17InstructionRetrieval',
   },
+  // What mteb 2 evaluates now (mteb/tasks/instruction_reranking/eng/*_instruction_retrieval.py at
+  // embeddings-benchmark/mteb 0ec577c2 and a88ef4c4): mteb's own copies of the data, with the
+  // instructions in the queries. For Robust04 the task file read (at 9f1c7a65) still pins
+  // jhu-clsp/robust04-instructions-mteb (followir-robust04-mteb above); a mteb/Robust04InstructionRetrieval
+  // repo exists, but no mteb task file pinning it was read, so it has no entry (give --repo and
+  // --revision to fetch it).
+  'followir-core17-mteb2': {
+    repo: 'mteb/Core17InstructionRetrieval',
+    revision: '67d8733dd0691f08f34ed9dda5941578cba8d91c',
+    layout: 'followir-v2',
+    note: 'pin of mteb 2 Core17InstructionRetrieval (mteb copy, instructions in the queries)',
+  },
+  'followir-news21-mteb2': {
+    repo: 'mteb/News21InstructionRetrieval',
+    revision: 'c6fffeb9cdd95c1ffa81c62c687b48b56352872b',
+    layout: 'followir-v2',
+    note: 'pin of mteb 2 News21InstructionRetrieval (mteb copy, instructions in the queries)',
+  },
   'infosearch-audience': {
     repo: 'jianqunZ/Audience-v1',
     revision: '9bc73db6f3ca419c3fdb4d98e1f0864411756fc8',

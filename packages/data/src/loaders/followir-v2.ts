@@ -1,9 +1,11 @@
 /**
- * FollowIR's v2 layout (Hub `jhu-clsp/<name>-instructions-mteb`, mteb >= 2), read into an
- * `InstructedSet`. Configs (each a JSONL file or parquet files, `<config>/*.parquet` as on the Hub):
+ * FollowIR's v2 layout (Hub `jhu-clsp/<name>-instructions-mteb`, and `mteb/<Task>InstructionRetrieval`,
+ * what mteb 2 evaluates), read into an `InstructedSet`. Configs (each a JSONL file or parquet files,
+ * `<config>/*.parquet` as on the Hub), as mteb's RetrievalDatasetLoader reads them
+ * (mteb/abstasks/retrieval_dataset_loaders.py):
  *   corpus       `_id` or `id`, `title`, `text`
- *   queries      `_id` or `id`, `text`        ids `<topic>-og` and `<topic>-changed`
- *   instruction  `query-id`, `instruction`
+ *   queries      `_id` or `id`, `text`[, `instruction`]   ids `<topic>-og` and `<topic>-changed`
+ *   instruction  `query-id`, `instruction`   (optional where the queries carry `instruction`)
  *   default      `query-id`, `corpus-id`, `score`   (qrels; a `qrels` config is also accepted)
  *   top_ranked   `query-id`, `corpus-ids` (list)    (optional: reranking candidates)
  * The two ids of a topic become one query with modes og and changed; `qrel_diff` is not needed
@@ -24,7 +26,12 @@ import type { LoadBenchmarkOptions } from './followir-v1.js';
 const MODE_SUFFIX = /^(.*)-(og|changed)$/;
 
 const QueryRow = z
-  .object({ _id: IdValue.optional(), id: IdValue.optional(), text: z.string() })
+  .object({
+    _id: IdValue.optional(),
+    id: IdValue.optional(),
+    text: z.string(),
+    instruction: z.string().optional(),
+  })
   .passthrough()
   .refine((r) => r._id !== undefined || r.id !== undefined, {
     message: 'a query row needs "_id" or "id"',
@@ -64,11 +71,13 @@ export async function loadFollowIRv2(
       const { topic, mode } = splitId(id, path, row.line);
       const t = topics.get(topic) ?? { id: topic, query: r.text, instructions: {}, seen: new Set<string>() };
       if (mode === 'og') t.query = r.text;
+      if (r.instruction !== undefined) t.instructions[mode] = r.instruction;
       t.seen.add(mode);
       topics.set(topic, t);
     }
   }
-  for (const path of findTable(dir, 'instruction')) {
+  // mteb/<Task>InstructionRetrieval has no instruction config: the queries carry them
+  for (const path of tableOrNull(dir, 'instruction') ?? []) {
     for await (const row of readTableRows(path)) {
       const r = parseRow(InstructionRow, row, path);
       if (!suffixed.has(r['query-id']))

@@ -126,6 +126,7 @@ export async function runBenchmark(
       numQueries: s.numQueries,
       evaluationTimeSeconds: seconds,
       manifest: 'manifest.json',
+      ...(revisions[set.name] ? { datasetSource: revisions[set.name] } : {}),
     });
     results.push(result);
     const resultPath = where(set, '.json');

@@ -1,6 +1,8 @@
 /**
  * Loads the sets of a registered benchmark (task-registry.ts) through the @dv/data loaders:
- * from the Hub at each task's pinned revision (cache first), or from `data`, a local folder.
+ * from the Hub at each task's pinned revision (cache first), or from `data`, a local folder;
+ * `source` picks which copy of the data (the paper's, or the one mteb 2 evaluates) and with it
+ * the layout. Each set's `origin` and `revision` say what was read (repo and commit, or folder).
  * Each set is named after its task, so scoring never depends on how a folder was called:
  * under `--data`, a subfolder must be a registered task's name or alias (`robust04`,
  * `Robust04InstructionRetrieval`...), else it is an error listing what is registered.
@@ -12,11 +14,20 @@ import {
   fetchRegisteredDataset,
   HUB_DATASETS,
   loadFollowIRv1,
+  loadFollowIRv2,
   loadInfoSearch,
   loadMairTask,
   loadMiniWorld,
 } from '@dv/data';
-import { type BenchmarkEntry, type TaskMetadata, taskEntry, taskForSet } from './task-registry.js';
+import {
+  type BenchmarkEntry,
+  type TaskLayout,
+  type TaskSource,
+  taskDatasets,
+  taskEntry,
+  taskForSet,
+  taskLayout,
+} from './task-registry.js';
 
 export interface LoadBenchmarkContext {
   /** A local folder instead of the Hub (see each benchmark's `source`). */
@@ -25,6 +36,8 @@ export interface LoadBenchmarkContext {
   offline?: boolean;
   /** Notes for the user (a skipped unpinned set). */
   note?: (line: string) => void;
+  /** Which copy of the data (task-registry.ts `TaskSource`; default `paper`). */
+  source?: TaskSource;
 }
 
 /** Thrown when a benchmark can only be read from a local folder and none was given. */
@@ -46,8 +59,9 @@ type FolderLoader = (
   o: { name: string; origin: string; revision?: string },
 ) => Promise<InstructedSet>;
 
-const FOLDER_LOADERS: Partial<Record<TaskMetadata['layout'], FolderLoader>> = {
+const FOLDER_LOADERS: Partial<Record<TaskLayout | 'followir-v2', FolderLoader>> = {
   'followir-v1': loadFollowIRv1,
+  'followir-v2': loadFollowIRv2,
   infosearch: loadInfoSearch,
   mair: (dir, o) =>
     loadMairTask({ queries: [join(dir, 'queries.jsonl')], docs: [join(dir, 'docs.jsonl')] }, o),
@@ -58,7 +72,9 @@ export async function loadBenchmarkSets(
   ctx: LoadBenchmarkContext = {},
 ): Promise<InstructedSet[]> {
   const tasks = bench.tasks.map(taskEntry);
-  const layout = tasks[0]!.layout;
+  const source = ctx.source ?? 'paper';
+  // a task without a copy from `source` is an error naming the copies it has, before any download
+  const layout = tasks.map((t) => taskLayout(t, source))[0]!;
   if (layout === 'mini-followir' || layout === 'mini-infosearch') {
     if (!ctx.data)
       throw new NeedsDataError(
@@ -83,11 +99,11 @@ export async function loadBenchmarkSets(
   }
   const out: InstructedSet[] = [];
   for (const task of tasks) {
-    if (task.anySet || task.hub.length !== 1)
+    if (task.anySet || taskDatasets(task, source).length !== 1)
       throw new NeedsDataError(
         `${bench.name} needs --data DIR (${task.name} has no single pinned Hub dataset)`,
       );
-    const key = task.hub[0]!;
+    const key = taskDatasets(task, source)[0]!.key;
     const entry = HUB_DATASETS[key];
     if (!entry.revision) {
       ctx.note?.(`skipping ${task.name}: ${key} has no pinned revision yet (${entry.note})`);

@@ -23,6 +23,7 @@ import {
   taskDatasets,
   taskEntry,
   taskForSet,
+  taskLayout,
   UnknownTaskError,
 } from './task-registry.js';
 
@@ -45,6 +46,27 @@ describe('task registry', () => {
     }
     for (const b of Object.values(BENCHMARKS))
       for (const t of b.tasks) expect(taskEntry(t).profile).toBe(b.profile);
+  });
+  // issue 22: mteb 2 evaluates other copies of FollowIR (mteb/Core17InstructionRetrieval...)
+  // than the paper's jhu-clsp/<name>-instructions; both are registered, each at its own pin
+  it('each FollowIR task also names the dataset mteb 2 evaluates, in the v2 layout, pinned', () => {
+    for (const name of BENCHMARKS.followir.tasks) {
+      const t = taskEntry(name);
+      const [paper] = taskDatasets(t);
+      const [mteb2, ...rest] = taskDatasets(t, 'mteb2');
+      expect(rest).toEqual([]);
+      expect(mteb2!.repo).not.toBe(paper!.repo);
+      expect(mteb2!.layout).toBe('followir-v2');
+      expect(taskLayout(t, 'mteb2')).toBe('followir-v2');
+      expect(mteb2!.revision).toMatch(/^[0-9a-f]{40}$/);
+    }
+    expect(taskDatasets(TASKS.Core17InstructionRetrieval, 'mteb2')[0]!.repo).toBe(
+      'mteb/Core17InstructionRetrieval',
+    );
+    expect(taskDatasets(TASKS['InfoSearch-Audience'], 'mteb2')).toEqual([]);
+    expect(() => taskLayout(TASKS['InfoSearch-Audience'], 'mteb2')).toThrow(
+      /InfoSearch-Audience has no mteb2 copy of its data \(paper\)/,
+    );
   });
   it('an unknown benchmark, task or set is an error naming what is registered, never a fallback', () => {
     expect(() => benchmarkEntry('followir2')).toThrow(

@@ -3,6 +3,9 @@
  * what moves its numbers pinned in one entry:
  *   - dataset: the @dv/data Hub entry it reads (repo + 40-hex revision live there, in
  *     HUB_DATASETS, the download catalogue; referenced here, never copied), or the mini world;
+ *     FollowIR tasks also name the dataset mteb 2 evaluates (`sources.mteb2`: mteb's own copy,
+ *     another repo and revision than the paper's), chosen with `TaskSource` (`dv eval run
+ *     --source mteb2`); each result records the repo@commit it read (`datasetSource`);
  *   - layout: which @dv/data loader reads it;
  *   - profile: how it is scored (benchmark-profiles.ts) and its main measure;
  *   - scoreMeasure: FollowIR's per-dataset "Score" (Weller et al. 2024, arXiv 2403.15246; mteb
@@ -20,6 +23,21 @@ import type { BenchmarkProfileName } from '../runners/benchmark-profiles.js';
 
 export type TaskLayout = 'followir-v1' | 'infosearch' | 'mair' | 'mini-followir' | 'mini-infosearch';
 
+/**
+ * Which copy of a task's data to read: `paper` (default), the dataset its paper released (for
+ * FollowIR `jhu-clsp/<name>-instructions`, the v1 layout, as mteb 1 evaluated it); `mteb2`, the
+ * dataset mteb 2 evaluates (`mteb/<Task>InstructionRetrieval`, the v2 layout), so that scores
+ * compare with mteb 2's leaderboard.
+ */
+export const TASK_SOURCES = ['paper', 'mteb2'] as const;
+export type TaskSource = (typeof TASK_SOURCES)[number];
+
+/** Another copy of a task's data: its Hub entry and the layout it is in. */
+export interface TaskDataSource {
+  readonly hub: HubDatasetName;
+  readonly layout: 'followir-v2';
+}
+
 export interface TaskMetadata {
   /** The dataset name results carry (mteb's task name where there is one). */
   readonly name: string;
@@ -36,12 +54,15 @@ export interface TaskMetadata {
   readonly scoreMeasure?: string;
   /** Scores any set given to it (its set names come from the data). */
   readonly anySet?: boolean;
+  /** Copies of the data other than `hub` (the `paper` source), by `TaskSource`. */
+  readonly sources?: { readonly mteb2?: TaskDataSource };
 }
 
 const followir = (
   name: string,
   alias: string,
   hub: HubDatasetName,
+  mteb2: HubDatasetName,
   scoreMeasure: 'map_cut.1000' | 'ndcg_cut.5',
 ): TaskMetadata => ({
   name,
@@ -52,6 +73,7 @@ const followir = (
   profile: 'followir',
   mainMeasure: 'p-MRR',
   scoreMeasure,
+  sources: { mteb2: { hub: mteb2, layout: 'followir-v2' } },
 });
 
 const infosearch = (dim: string, hub: HubDatasetName): TaskMetadata => ({
@@ -69,18 +91,22 @@ export const TASKS = Object.freeze({
     'Robust04InstructionRetrieval',
     'robust04',
     'followir-robust04',
+    // mteb 2's Robust04 task file pins jhu-clsp/robust04-instructions-mteb (see hub-datasets.ts)
+    'followir-robust04-mteb',
     'map_cut.1000',
   ),
   News21InstructionRetrieval: followir(
     'News21InstructionRetrieval',
     'news21',
     'followir-news21',
+    'followir-news21-mteb2',
     'ndcg_cut.5',
   ),
   Core17InstructionRetrieval: followir(
     'Core17InstructionRetrieval',
     'core17',
     'followir-core17',
+    'followir-core17-mteb2',
     'map_cut.1000',
   ),
   'InfoSearch-Audience': infosearch('Audience', 'infosearch-audience'),
@@ -228,7 +254,22 @@ export function taskForSet(benchmark: BenchmarkEntry, setName: string, where?: s
   );
 }
 
-/** The @dv/data entries (repo + revision) a task reads. */
-export function taskDatasets(task: TaskMetadata): Array<HubDatasetEntry & { key: HubDatasetName }> {
-  return task.hub.map((key) => ({ key, ...HUB_DATASETS[key] }));
+/** The @dv/data entries (repo + revision) a task reads from `source` (default `paper`). */
+export function taskDatasets(
+  task: TaskMetadata,
+  source: TaskSource = 'paper',
+): Array<HubDatasetEntry & { key: HubDatasetName }> {
+  const keys = source === 'paper' ? task.hub : task.sources?.[source] ? [task.sources[source].hub] : [];
+  return keys.map((key) => ({ key, ...HUB_DATASETS[key] }));
+}
+
+/** The layout of a task's data from `source`; an UnknownTaskError when it has no such copy. */
+export function taskLayout(task: TaskMetadata, source: TaskSource = 'paper'): TaskLayout | 'followir-v2' {
+  if (source === 'paper') return task.layout;
+  const s = task.sources?.[source];
+  if (!s)
+    throw new UnknownTaskError(
+      `${task.name} has no ${source} copy of its data (${TASK_SOURCES.filter((x) => x === 'paper' || task.sources?.[x]).join(', ')})`,
+    );
+  return s.layout;
 }
