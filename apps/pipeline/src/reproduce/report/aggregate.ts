@@ -148,13 +148,13 @@ export function compare(
   const ra = trained(results, backbone, a);
   const rb = trained(results, backbone, b);
   if (ra.length === 0 || rb.length === 0) return null;
-  const valueOf = (r: ModelResults) => (topics ? meanOverTopics(r, metric, topics) : metricOf(r, metric));
+  const valueFor = (r: ModelResults) => (topics ? meanOverTopics(r, metric, topics) : metricOf(r, metric));
   const va = ra
-    .map(valueOf)
+    .map(valueFor)
     .filter((v): v is number => v !== undefined)
     .map(x100);
   const vb = rb
-    .map(valueOf)
+    .map(valueFor)
     .filter((v): v is number => v !== undefined)
     .map(x100);
   return {
