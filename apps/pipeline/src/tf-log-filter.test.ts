@@ -1,6 +1,13 @@
 /** The stderr filter for TensorFlow's load-time log lines (issue 12 item 12); the spawned check is in doctor.test.ts. */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createNoiseFilter, isTensorFlowNoise, loadsTensorFlow } from './tf-log-filter.js';
+import {
+  absoluteImportFlags,
+  createNoiseFilter,
+  isTensorFlowNoise,
+  loadsTensorFlow,
+} from './tf-log-filter.js';
 
 // The four lines libtensorflow 2.21 printed on every `dv doctor` / `dv train` (copied from a run).
 const NOISE = [
@@ -40,5 +47,43 @@ describe('TensorFlow log filter', () => {
     expect(loadsTensorFlow(['eval', 'run', '--model', 'tfjs:runs/m'])).toBe(true);
     expect(loadsTensorFlow(['eval', 'run', '--model', 'bm25'])).toBe(false);
     expect(loadsTensorFlow(['synth', '--seeds', 'x'])).toBe(false);
+  });
+});
+
+describe('absoluteImportFlags', () => {
+  it('resolves bare --import specifiers (the child starts in the user folder), keeps the rest', () => {
+    const resolve = (s: string) => {
+      if (s === 'tsx') return 'file:///repo/node_modules/tsx/dist/esm/index.mjs';
+      throw new Error(`cannot resolve ${s}`);
+    };
+    expect(
+      absoluteImportFlags(
+        [
+          '--conditions=@dv/source',
+          '--import',
+          'tsx',
+          '--import=tsx',
+          '--import',
+          './local.mjs',
+          '--import',
+          'nope',
+        ],
+        resolve,
+      ),
+    ).toEqual([
+      '--conditions=@dv/source',
+      '--import',
+      'file:///repo/node_modules/tsx/dist/esm/index.mjs',
+      '--import=file:///repo/node_modules/tsx/dist/esm/index.mjs',
+      '--import',
+      './local.mjs',
+      '--import',
+      'nope',
+    ]);
+  });
+  it('the real tsx resolves from this file to a file URL that exists', () => {
+    const [, url] = absoluteImportFlags(['--import', 'tsx'], (s) => import.meta.resolve(s));
+    expect(url).toMatch(/^file:\/\/.*tsx/);
+    expect(existsSync(fileURLToPath(url!))).toBe(true);
   });
 });

@@ -87,6 +87,35 @@ export function parentExitCode(code: number | null, signal: NodeJS.Signals | nul
 }
 
 /**
+ * The node flags for the child with each bare `--import` specifier (`--import tsx`) resolved to
+ * an absolute URL: `pnpm dv` moves to the folder the user typed it in (INIT_CWD) before the
+ * child starts, and a bare specifier would then be looked up from there, outside the workspace.
+ * A specifier that cannot be resolved is kept as it is.
+ */
+export function absoluteImportFlags(
+  execArgv: readonly string[],
+  resolve: (specifier: string) => string,
+): string[] {
+  const bare = (s: string) => !/^(\.{1,2}\/|\/|file:|data:|node:)/.test(s);
+  const abs = (s: string) => {
+    if (!bare(s)) return s;
+    try {
+      return resolve(s);
+    } catch {
+      return s;
+    }
+  };
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const a = execArgv[i]!;
+    if (a === '--import' && i + 1 < execArgv.length) out.push(a, abs(execArgv[++i]!));
+    else if (a.startsWith('--import=')) out.push(`--import=${abs(a.slice('--import='.length))}`);
+    else out.push(a);
+  }
+  return out;
+}
+
+/**
  * Runs this CLI again as a child with `argv`, its stderr filtered; returns its exit code
  * (`parentExitCode`). Stopping, for supervisors that signal one PID and for a terminal:
  *   - the child runs in its own process group (`detached`), so a terminal's Ctrl-C reaches only
@@ -98,7 +127,8 @@ export function parentExitCode(code: number | null, signal: NodeJS.Signals | nul
  *   - a closed stderr here (EPIPE: `dv ... 2>&1 | head -1`) stops the child too.
  */
 export function runWithFilteredStderr(argv: readonly string[]): Promise<number> {
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...argv], {
+  const execArgv = absoluteImportFlags(process.execArgv, (s) => import.meta.resolve(s));
+  const child = spawn(process.execPath, [...execArgv, process.argv[1]!, ...argv], {
     stdio: ['inherit', 'inherit', 'pipe', 'ipc'],
     detached: true,
     env: {
