@@ -41,6 +41,24 @@ function positiveInt(ctx: CommandContext, name: string, fallback?: number): numb
   return n;
 }
 
+/**
+ * A training command's Ctrl-C: the first SIGINT asks the loop to stop after the current step
+ * (it writes a checkpoint, exit 130); a second one ends the process at once (checkpoints are
+ * written atomically). The caller removes `onSigint` when the run ends.
+ */
+function stopOnInterrupt(stderr: NodeJS.WritableStream): {
+  controller: AbortController;
+  onSigint: () => void;
+} {
+  const controller = new AbortController();
+  const onSigint = () => {
+    stderr.write('\nstopping after this step (checkpoint first); interrupt again to quit at once\n');
+    controller.abort(new Error('interrupted'));
+  };
+  process.once('SIGINT', onSigint);
+  return { controller, onSigint };
+}
+
 const vocabCommand: Command = {
   name: 'vocab',
   summary: 'train a WordPiece vocabulary (tokenizer.json) for a mini backbone',
@@ -355,13 +373,7 @@ command resume an interrupted run (also after kill -9) on the same loss curve; i
   async run(ctx) {
     const train = await import('@dv/train');
     const onEvent = train.renderTrainEvents(ctx.stderr as NodeJS.WritableStream & { isTTY?: boolean });
-    const controller = new AbortController();
-    // once: a second SIGINT ends the process at once (checkpoints are written atomically)
-    const onSigint = () => {
-      ctx.stderr.write('\nstopping after this step (checkpoint first); interrupt again to quit at once\n');
-      controller.abort(new Error('interrupted'));
-    };
-    process.once('SIGINT', onSigint);
+    const { controller, onSigint } = stopOnInterrupt(ctx.stderr);
     try {
       const backbone = (ctx.values.backbone as string) ?? 'mini-bert';
       const r = await pretrainBackbone(ctx, backbone, onEvent, controller.signal);
@@ -461,13 +473,7 @@ as it is (resumes it, or keeps the finished run) and records that in run.json an
     if (!existsSync(join(init!, 'config.json'))) throw new UsageError(`--init ${init}: no config.json there`);
     // one trainer per run folder: a second one exits 1 at once naming this PID (released below)
     const lock = lockOutputFolder(out, `dv train run --out ${out}`);
-    const controller = new AbortController();
-    // once: a second SIGINT ends the process at once (checkpoints are written atomically)
-    const onSigint = () => {
-      ctx.stderr.write('\nstopping after this step (checkpoint first); interrupt again to quit at once\n');
-      controller.abort(new Error('interrupted'));
-    };
-    process.once('SIGINT', onSigint);
+    const { controller, onSigint } = stopOnInterrupt(ctx.stderr);
     try {
       const r = await train.trainRetriever({
         config,

@@ -14,16 +14,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clearCodeDigestMemo, staleReasons } from '@dv/core';
 import {
-  downstreamOf,
-  matchStages,
+  forcedStages,
+  keyOfStage,
   outputsProblem,
   readStageRecord,
-  StageSelectionError,
   stageDir,
   topologicalOrder,
 } from './run-dag.js';
 import type { StageRecord, StageSpec } from './stage.js';
-import { stageKey } from './stage-key.js';
 
 export type ExplainStatus = 'up to date' | 'stale' | 'missing' | 'pending';
 
@@ -64,12 +62,7 @@ function withChangedPackages(
 export function explainDag(o: ExplainOptions): StageExplanation[] {
   clearCodeDigestMemo();
   const order = topologicalOrder(o.stages);
-  if (o.from && o.only) throw new StageSelectionError('give --from or --only, not both');
-  const forced = o.only
-    ? matchStages(order, o.only)
-    : o.from
-      ? downstreamOf(order, matchStages(order, o.from))
-      : new Set<string>();
+  const forced = forcedStages(order, o.from, o.only);
   const records = new Map<string, StageRecord | null>();
   const rerun = new Set<string>();
   const out: StageExplanation[] = [];
@@ -85,13 +78,7 @@ export function explainDag(o: ExplainOptions): StageExplanation[] {
       if (r) deps[d] = r.outputDigest;
       else unknownDeps.push(d);
     }
-    const keyed = stageKey({
-      id: spec.id,
-      config: spec.config,
-      deps,
-      code: spec.code,
-      ...(spec.salt !== undefined ? { salt: spec.salt } : {}),
-    });
+    const keyed = keyOfStage(spec, deps);
     const rerunDeps = spec.deps.filter((d) => rerun.has(d));
     const base = { id: spec.id, key: keyed.key, recordedKey: existing?.key ?? null };
     let e: StageExplanation;

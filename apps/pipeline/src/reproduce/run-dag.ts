@@ -39,7 +39,7 @@ import {
   writeJsonAtomic,
 } from '@dv/core';
 import { STAGE_GROUPS, STAGE_ID, type StageContext, StageRecord, type StageSpec } from './stage.js';
-import { outputDigest, stageKey } from './stage-key.js';
+import { outputDigest, type StageKey, stageKey } from './stage-key.js';
 
 let checkout: { commit: string | null; dirty: boolean | null } | undefined;
 /** The checkout's git state, taken once per process (recorded in every stage it runs). */
@@ -227,17 +227,30 @@ function keepAlive(): Promise<never> {
   });
 }
 
+/** The stages `--from` (a stage and all downstream) or `--only` force to run; none without either. */
+export function forcedStages(order: readonly StageSpec[], from?: string, only?: string): Set<string> {
+  if (from && only) throw new StageSelectionError('give --from or --only, not both');
+  if (only) return matchStages(order, only);
+  return from ? downstreamOf(order, matchStages(order, from)) : new Set<string>();
+}
+
+/** A stage's key from its spec and its dependencies' output digests (stage-key.ts). */
+export function keyOfStage(spec: StageSpec, deps: Readonly<Record<string, string>>): StageKey {
+  return stageKey({
+    id: spec.id,
+    config: spec.config,
+    deps,
+    code: spec.code,
+    ...(spec.salt !== undefined ? { salt: spec.salt } : {}),
+  });
+}
+
 export async function runDag(options: RunDagOptions): Promise<DagResult> {
   const started = performance.now();
   clearCodeDigestMemo(); // code digests are taken fresh for each run (the files may have changed)
   const stream = options.stream ?? process.stderr;
   const order = topologicalOrder(options.stages);
-  if (options.from && options.only) throw new StageSelectionError('give --from or --only, not both');
-  const forced = options.only
-    ? matchStages(order, options.only)
-    : options.from
-      ? downstreamOf(order, matchStages(order, options.from))
-      : new Set<string>();
+  const forced = forcedStages(order, options.from, options.only);
   // --only: the finished inputs of the selected stages; one whose outputs were damaged since it
   // finished is run again (same key, so the same results) rather than refused
   const inputsOfOnly = options.only ? upstreamOf(order, forced) : new Set<string>();
@@ -273,13 +286,7 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
       }
       deps[d] = r.outputDigest;
     }
-    const keyed = stageKey({
-      id: spec.id,
-      config: spec.config,
-      deps,
-      code: spec.code,
-      ...(spec.salt !== undefined ? { salt: spec.salt } : {}),
-    });
+    const keyed = keyOfStage(spec, deps);
     const key = keyed.key;
     const existing = readStageRecord(dir);
     const damaged = existing !== null && existing.key === key ? outputsProblem(dir, existing) : null;

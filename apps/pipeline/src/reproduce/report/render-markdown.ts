@@ -118,6 +118,32 @@ const PAPER_HEAD = [
   'paper Score',
 ];
 
+/** Paired comparisons as a table: the difference, its intervals over topics and over seeds. */
+function comparisonTable(cs: readonly Comparison[]): string {
+  return table(
+    [
+      'backbone',
+      'difference',
+      'metric',
+      'mean',
+      '95% CI over topics',
+      'topics',
+      '95% CI over seeds',
+      'seeds',
+    ],
+    cs.map((c) => [
+      c.backbone,
+      `${mixLabel(c.a)} − ${mixLabel(c.b)}`,
+      c.metric === 'pMrr' ? 'p-MRR' : 'Score',
+      c.perTopic.mean.toFixed(2),
+      fmtRange(c.perTopic),
+      String(c.perTopic.n),
+      fmtRange(c.overSeeds),
+      String(c.seeds),
+    ]),
+  );
+}
+
 /** The seeds-per-arm statement of a comparison (stats/seeds-needed.ts). */
 function seedsNeededText(c: Comparison | null): string {
   if (!c) return '-';
@@ -202,31 +228,7 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
     "Per topic: each mix's value averaged over its seeds, then the difference, with a t interval over topics. Over seeds: Welch t interval of the difference of the per-seed means. The verdicts use both.",
     '',
   );
-  L.push(
-    table(
-      [
-        'backbone',
-        'difference',
-        'metric',
-        'mean',
-        '95% CI over topics',
-        'topics',
-        '95% CI over seeds',
-        'seeds',
-      ],
-      d.comparisons.map((c) => [
-        c.backbone,
-        `${mixLabel(c.a)} − ${mixLabel(c.b)}`,
-        c.metric === 'pMrr' ? 'p-MRR' : 'Score',
-        c.perTopic.mean.toFixed(2),
-        fmtRange(c.perTopic),
-        String(c.perTopic.n),
-        fmtRange(c.overSeeds),
-        String(c.seeds),
-      ]),
-    ),
-    '',
-  );
+  L.push(comparisonTable(d.comparisons), '');
   if (d.neutral) {
     const rule = d.baselines.find((b) => b.model.kind === 'lexical')?.followir?.pMrr;
     const bm25 = d.baselines.find((b) => b.model.kind === 'bm25')?.followir?.pMrr;
@@ -235,29 +237,7 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
       `A rule with no model of meaning (BM25's ranking of the original instruction, then documents holding a word the changed instruction adds demoted when the addition is negative, promoted otherwise; @dv/eval baselines/lexical-rule.ts) reaches FollowIR-form p-MRR ${pct(rule)} against BM25's ${pct(bm25)}. On the ${d.neutral.topics} of ${d.neutral.of} topics where the rule scores exactly as BM25 does, a model's p-MRR owes nothing to those words; the headline differences on them:`,
       '',
     );
-    L.push(
-      table(
-        [
-          'backbone',
-          'difference',
-          'p-MRR mean',
-          '95% CI over topics',
-          'topics',
-          '95% CI over seeds',
-          'seeds',
-        ],
-        d.neutral.comparisons.map((c) => [
-          c.backbone,
-          `${mixLabel(c.a)} − ${mixLabel(c.b)}`,
-          c.perTopic.mean.toFixed(2),
-          fmtRange(c.perTopic),
-          String(c.perTopic.n),
-          fmtRange(c.overSeeds),
-          String(c.seeds),
-        ]),
-      ),
-      '',
-    );
+    L.push(comparisonTable(d.neutral.comparisons), '');
   }
   L.push('## p-MRR per lever (x100, mean over seeds)', '');
   const mixes = [...new Set(d.levers.map((l) => l.mix))];
