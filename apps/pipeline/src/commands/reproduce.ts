@@ -93,20 +93,21 @@ or an id prefix (e.g. eval/mini-bert).`,
     const seeds = seedsOption(stringOption(ctx, 'seeds'));
     const worldSeed = numberOption(ctx, 'world-seed', { integer: true });
     const str = (k: string) => stringOption(ctx, k);
+    // what to run: the profile, its sizes, the folder and the stage selection (run and --explain alike)
+    const selection = {
+      profile,
+      ...(ctx.values.quick ? { quick: true } : {}),
+      ...(str('config') ? { configFile: str('config') } : {}),
+      ...(seeds !== undefined ? { seeds } : {}),
+      ...(worldSeed !== undefined ? { worldSeed } : {}),
+      ...(backbones ? { backbones } : {}),
+      ...(str('out') ? { out: str('out') } : {}),
+      ...(str('from') ? { from: str('from') } : {}),
+      ...(str('only') ? { only: str('only') } : {}),
+    };
     if (ctx.values.explain) {
       try {
-        const e = explainReproduce({
-          profile,
-          ...(ctx.values.quick ? { quick: true } : {}),
-          ...(str('config') ? { configFile: str('config') } : {}),
-          ...(seeds !== undefined ? { seeds } : {}),
-          ...(worldSeed !== undefined ? { worldSeed } : {}),
-          ...(worldSeed !== undefined ? { worldSeed } : {}),
-          ...(backbones ? { backbones } : {}),
-          ...(str('out') ? { out: str('out') } : {}),
-          ...(str('from') ? { from: str('from') } : {}),
-          ...(str('only') ? { only: str('only') } : {}),
-        });
+        const e = explainReproduce(selection);
         ctx.stdout.write(`run folder: ${e.outDir} (${e.config.profile}, ${e.config.variant})\n`);
         ctx.stdout.write(`${renderExplanation(e.stages)}\n`);
         return 0;
@@ -122,15 +123,7 @@ or an id prefix (e.g. eval/mini-bert).`,
     process.once('SIGINT', onSigint);
     try {
       const r = await runReproduce({
-        profile,
-        ...(ctx.values.quick ? { quick: true } : {}),
-        ...(str('config') ? { configFile: str('config') } : {}),
-        ...(seeds !== undefined ? { seeds } : {}),
-        ...(worldSeed !== undefined ? { worldSeed } : {}),
-        ...(backbones ? { backbones } : {}),
-        ...(str('out') ? { out: str('out') } : {}),
-        ...(str('from') ? { from: str('from') } : {}),
-        ...(str('only') ? { only: str('only') } : {}),
+        ...selection,
         stream: ctx.stderr,
         command: ['dv', 'reproduce', ...process.argv.slice(3)],
       });
