@@ -61,6 +61,7 @@ export {
 } from './format.js';
 export { canonicalJson, contentHash, hashFile, sha256 } from './hash.js';
 export {
+  removeStaleTemps,
   tempPathFor,
   writeAtomic,
   writeBytesAtomic,

@@ -258,6 +258,8 @@ describe('dv eval encode + dv eval run --embeddings', () => {
     await exited;
     expect(rowsAtKill).toBeGreaterThan(0);
     expect(existsSync(join(out, 'shard-00000-of-00001.manifest.json'))).toBe(false);
+    // a kill during the state file's atomic write leaves its temporary file: the finish sweeps it
+    writeFileSync(join(out, `.embeddings-00000-of-00001.npy.partial.json.tmp-${child.pid}-0badf00d`), '{');
     const resumed = await dv(args(out).slice(4));
     expect(resumed.code, resumed.stderr).toBe(0);
     const m = /resumed: (\d+) rows from an interrupted run/.exec(resumed.stderr);

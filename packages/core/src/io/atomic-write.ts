@@ -7,12 +7,55 @@
  * appear (manifests, logs: see redact.ts), never a property of the writer (issue 12 item 2).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { assertSafeOutputPath, withWriteErrors } from './output-guard.js';
 
 export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temporary files that writers of `path` killed mid-write (kill -9) left beside it:
+ * `.<name>.tmp-<pid>-<hex>` of a process that is no longer alive (a live writer's file is kept).
+ * For jobs that resume after a crash and then finish (shard checkpoints); returns what it removed.
+ */
+export function removeStaleTemps(path: string): string[] {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.tmp-`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(/^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    rmSync(join(dir, name), { force: true });
+    removed.push(join(dir, name));
+  }
+  return removed;
 }
 
 function fsyncDir(dir: string): void {

@@ -19,7 +19,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeJsonAtomic } from '@dv/core';
+import { removeStaleTemps, writeJsonAtomic } from '@dv/core';
 import { z } from 'zod';
 
 const PartialState = z.object({
@@ -101,6 +101,8 @@ export class WindowCheckpoint {
   remove(): void {
     rmSync(this.state, { force: true });
     rmSync(this.data, { force: true });
+    // a kill -9 during the state file's atomic write leaves its temporary file beside it
+    removeStaleTemps(this.state);
   }
 
   private reset(): number {
