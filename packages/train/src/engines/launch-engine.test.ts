@@ -83,7 +83,9 @@ describe('launchEngine', () => {
     });
     await expect(p).rejects.toBeInstanceOf(EngineLaunchAborted);
     expect(worker).toBeGreaterThan(0);
-    // the launcher's stdout closed only once every holder of it (the worker) had exited
+    // the launcher's stdout closed once every holder of it (the worker) was exiting; a process
+    // closes its files before the kernel marks it a zombie, so wait for that (bounded poll)
+    for (let i = 0; i < 250 && running(worker); i++) await new Promise((r) => setTimeout(r, 20));
     expect(running(worker)).toBe(false);
     expect(readFileSync(log, 'utf8')).toMatch(/# exit SIGTERM after/);
   });
