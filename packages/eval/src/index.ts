@@ -29,42 +29,8 @@ export {
   precisionProviderNote,
   selectOrtProviders,
 } from './encoders/ort-execution-providers.js';
-// metrics
-export { averagePrecision } from './metrics/average-precision.js';
-export { type EvaluateRunOptions, evaluateRun, type RunEvaluation } from './metrics/evaluate-run.js';
-export { plainMean } from './metrics/followir-score.js';
-export {
-  type InfoSearchInput,
-  type InfoSearchOptions,
-  type InfoSearchScores,
-  type InfoSearchVariant,
-  infoSearchScores,
-  sicrCompliant,
-  type WiseRanks,
-  wiseScore,
-} from './metrics/infosearch.js';
-export { gradesOf, type JudgedTopic, judgeTopic, RELEVANCE_LEVEL } from './metrics/judged-topic.js';
-export { ndcgCut } from './metrics/ndcg-cut.js';
-export {
-  changedDocs,
-  MissingTopicError,
-  type PMrrInput,
-  type PMrrResult,
-  pairwiseRankScore,
-  pMrr,
-} from './metrics/p-mrr.js';
-export { precisionAt, recallAt } from './metrics/precision-recall.js';
-export { type RankOptions, rankIn, rankMap, type TieBreak } from './metrics/rank-of.js';
-export { reciprocalRank } from './metrics/reciprocal-rank.js';
-export { formatTrecFloat, trecEvalText } from './metrics/trec-eval-text.js';
-export {
-  type MeasureFamily,
-  type MeasureFamilyName,
-  type MeasureSpec,
-  parseMeasures,
-  TREC_DEFAULT_CUTOFFS,
-  trecMeasureFamilies,
-} from './metrics/trec-measures.js';
+// metrics: the one list is the light subpath entry @dv/eval/metrics
+export * from './metrics/index.js';
 // results
 export {
   MTEB_LAYOUT_VERSION,
