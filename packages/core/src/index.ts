@@ -4,6 +4,7 @@
  */
 
 export { writeBenchSection } from './bench-doc.js';
+export { type BenchGoalRow, goalVerdict, QUIET_CORES, updateBenchGoals } from './bench-goals.js';
 export {
   type CacheKey,
   type CacheKeyInput,
