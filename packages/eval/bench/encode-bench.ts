@@ -347,7 +347,7 @@ const body = [
   `Target >= 2x: ${results.map((r) => `${r.model.key} at ${r.threads} thread${r.threads > 1 ? 's' : ''} a side: fp32 ${r.ref.seconds / r.fp32 >= 2 ? 'met' : 'not met'}, int8 ${r.ref.seconds / r.int8 >= 2 ? 'met' : 'not met'}`).join('; ')} in this run${contended ? ' (under contention: see above)' : ''}. Command: \`pnpm -F @dv/eval bench\` (or \`cd packages/eval && npx tsx --conditions=@dv/source bench/encode-bench.ts\`; \`DV_BENCH_THREADS=2,1\` sets the thread counts, \`DV_BENCH_MODELS=b,base\` the models; the reference needs \`pnpm setup:reference\`).`,
   '',
 ].join('\n');
-const doc = join(repo, 'docs', 'benchmarks.md');
+const doc = process.env.DV_BENCH_DOC ?? join(repo, 'docs', 'benchmarks.md');
 writeBenchSection(
   doc,
   'encode',

@@ -276,6 +276,6 @@ function markdownTable(table: string[][]): string {
   return [line(table[0]!), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join('\n');
 }
 
-const doc = join(repo, 'docs', 'benchmarks.md');
+const doc = process.env.DV_BENCH_DOC ?? join(repo, 'docs', 'benchmarks.md');
 writeBenchSection(doc, 'train', cpu, '@dv/train: encoder training throughput', section);
 console.log(`wrote ${doc}`);

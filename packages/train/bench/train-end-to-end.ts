@@ -267,7 +267,7 @@ ${table}
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (${cpus().length} cores, ${threads} threads per side); load average ${load0.toFixed(1)} at the start and ${load1.toFixed(1)} at the end (other jobs shared the cores: absolute figures are noisy, the ratio is from the same run).
 Command: \`pnpm -F @dv/train bench:e2e\`.`;
-  const docs = join(repo, 'docs', 'benchmarks.md');
+  const docs = process.env.DV_BENCH_DOC ?? join(repo, 'docs', 'benchmarks.md');
   // One section per CPU family (bench:train-e2e:FAMILY markers), as the step benchmark.
   writeBenchSection(
     docs,
