@@ -21,6 +21,7 @@ export {
   codeDigests,
   codeRefLabel,
 } from './cache/code-digest.js';
+export { CATEGORY_PHRASES, categoryPhrase, type NounCategory } from './category-phrases.js';
 export { InFlight } from './concurrency/in-flight.js';
 export { Semaphore } from './concurrency/semaphore.js';
 export {
@@ -71,8 +72,11 @@ export {
 } from './io/atomic-write.js';
 export { dvCacheDir } from './io/cache-dir.js';
 export {
+  type JsonLine,
   type JsonlRecord,
+  type ReadJsonLinesOptions,
   type ReadJsonlOptions,
+  readJsonLines,
   readJsonl,
   readJsonlAll,
   readJsonlWithLines,

@@ -82,7 +82,7 @@ export {
   streamParquetRows,
 } from './parquet/read-parquet.js';
 // WordNet.
-export { CATEGORY_PHRASES, categoryPhrase, LEXNAMES } from './wordnet/lexnames.js';
+export { LEXNAMES } from './wordnet/lexnames.js';
 export {
   loadWordNet,
   parseDataLine,

@@ -11,7 +11,8 @@
 export type ParsedAnswer =
   | {
       kind: 'instruction';
-      text: string /** A `<new_query>`/`<query>` the model added, if any. */;
+      text: string;
+      /** A `<new_query>`/`<query>` the model added, if any (the last one). */
       query?: string;
     }
   | { kind: 'none' }

@@ -25,12 +25,31 @@ export interface JsonlRecord<T> {
   line: number;
 }
 
-export async function* readJsonlWithLines<S extends z.ZodType>(
+/** One parsed line of a JSONL file, before any schema. */
+export interface JsonLine {
+  value: unknown;
+  /** 1-based line number. */
+  line: number;
+  /** Whether the line ended with a newline (a crash mid-append leaves the last one without). */
+  terminated: boolean;
+}
+
+export interface ReadJsonLinesOptions {
+  /** Stop quietly at an unterminated, unparsable last line (a crash mid-append). */
+  allowTruncatedTail?: boolean;
+  /** When set, a value that is not a JSON object is a `DataError` "expected <this>". */
+  expectObject?: string;
+}
+
+/**
+ * The one JSONL read loop: blank lines skipped, each other line `JSON.parse`d, a bad line a
+ * `DataError` naming `file:line`. Schema checks are the caller's (`readJsonlWithLines`, the
+ * benchmark table readers, the training-mix reader).
+ */
+export async function* readJsonLines(
   path: string,
-  schema: S,
-  options: ReadJsonlOptions<z.infer<S>> = {},
-): AsyncGenerator<JsonlRecord<z.infer<S>>> {
-  const seen = options.uniqueBy ? new Map<string, number>() : undefined;
+  options: ReadJsonLinesOptions = {},
+): AsyncGenerator<JsonLine> {
   const lines = readLines(path);
   try {
     for (;;) {
@@ -45,34 +64,50 @@ export async function* readJsonlWithLines<S extends z.ZodType>(
       if (next.done) return;
       const line = next.value;
       if (line.text.trim() === '') continue;
-      let json: unknown;
+      let value: unknown;
       try {
-        json = JSON.parse(line.text);
+        value = JSON.parse(line.text);
       } catch (err) {
         if (!line.terminated && options.allowTruncatedTail) return;
         throw new DataError(`invalid JSON: ${(err as Error).message}`, path, line.number);
       }
-      const parsed = schema.safeParse(json);
-      if (!parsed.success) {
-        if (!line.terminated && options.allowTruncatedTail) return;
-        throw new DataError(describeZodIssues(parsed.error.issues), path, line.number);
-      }
-      if (seen && options.uniqueBy) {
-        const key = options.uniqueBy(parsed.data);
-        const first = seen.get(key);
-        if (first !== undefined) {
-          throw new DataError(
-            `duplicate ${options.uniqueName ?? 'id'} ${JSON.stringify(key)} (first seen on line ${first})`,
-            path,
-            line.number,
-          );
-        }
-        seen.set(key, line.number);
-      }
-      yield { value: parsed.data, line: line.number };
+      if (
+        options.expectObject !== undefined &&
+        (value === null || typeof value !== 'object' || Array.isArray(value))
+      )
+        throw new DataError(`expected ${options.expectObject}`, path, line.number);
+      yield { value, line: line.number, terminated: line.terminated };
     }
   } finally {
     await lines.return(undefined); // an early stop by the consumer closes the file
+  }
+}
+
+export async function* readJsonlWithLines<S extends z.ZodType>(
+  path: string,
+  schema: S,
+  options: ReadJsonlOptions<z.infer<S>> = {},
+): AsyncGenerator<JsonlRecord<z.infer<S>>> {
+  const seen = options.uniqueBy ? new Map<string, number>() : undefined;
+  for await (const line of readJsonLines(path, { allowTruncatedTail: options.allowTruncatedTail })) {
+    const parsed = schema.safeParse(line.value);
+    if (!parsed.success) {
+      if (!line.terminated && options.allowTruncatedTail) return;
+      throw new DataError(describeZodIssues(parsed.error.issues), path, line.line);
+    }
+    if (seen && options.uniqueBy) {
+      const key = options.uniqueBy(parsed.data);
+      const first = seen.get(key);
+      if (first !== undefined) {
+        throw new DataError(
+          `duplicate ${options.uniqueName ?? 'id'} ${JSON.stringify(key)} (first seen on line ${first})`,
+          path,
+          line.line,
+        );
+      }
+      seen.set(key, line.line);
+    }
+    yield { value: parsed.data, line: line.line };
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataError, describeZodIssues, type Passage, type Qrels, readLines } from '@dv/core';
+import { DataError, describeZodIssues, type Passage, type Qrels, readJsonLines, readLines } from '@dv/core';
 import { z } from 'zod';
 import { readParquetRows } from '../parquet/read-parquet.js';
 
@@ -43,19 +43,8 @@ export async function* readTableRows(path: string): AsyncGenerator<TableRow> {
     }
     return;
   }
-  for await (const line of readLines(path)) {
-    if (line.text.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(line.text);
-    } catch (err) {
-      throw new DataError(`invalid JSON: ${(err as Error).message}`, path, line.number);
-    }
-    if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-      throw new DataError('expected a JSON object', path, line.number);
-    }
-    yield { value: json as Record<string, unknown>, line: line.number };
-  }
+  for await (const row of readJsonLines(path, { expectObject: 'a JSON object' }))
+    yield { value: row.value as Record<string, unknown>, line: row.line };
 }
 
 /** Validates one row; errors name the file and line. */

@@ -21,9 +21,8 @@
  * - graded qrels (2 = the lemma heads the synset, 1 = a secondary word of it, 0 = judged
  *   non-relevant sense); a fixed candidate list: the judged senses plus mined distractors.
  */
-import type { Passage, Rng } from '@dv/core';
+import { categoryPhrase, type Passage, type Rng } from '@dv/core';
 import { tokenize } from '../internal/bm25.js';
-import { categoryPhrase } from '../wordnet/lexnames.js';
 import { type Constraint, describeConstraint, docTokens, holds } from './constraint.js';
 import { mineDistractors } from './distractors.js';
 import { concreteHypernyms } from './hypernym-values.js';

@@ -15,8 +15,7 @@
  * The query lemma is quoted in half of the instructions (the RNG decides), in seeds and
  * benchmark alike, so quoting is no cue to which view (or split) an instruction comes from.
  */
-import type { InstructionStyle, Rng } from '@dv/core';
-import { categoryPhrase } from '../wordnet/lexnames.js';
+import { categoryPhrase, type InstructionStyle, type Rng } from '@dv/core';
 import type { Constraint } from './constraint.js';
 
 export const TEMPLATE_VERSION = 'mini-instructions/3';

@@ -21,10 +21,9 @@
  * Wording: change frames of the benchmark that also occur in the train seeds (0 for the held-out
  *   wording split; every frame for the seen-wording split), style shares of the train seeds.
  */
-import type { InstructedSet, Passage, SeedExample } from '@dv/core';
+import { categoryPhrase, type InstructedSet, type Passage, type SeedExample } from '@dv/core';
 import { tokenize } from '../internal/bm25.js';
 import { round } from '../internal/summary.js';
-import { categoryPhrase } from '../wordnet/lexnames.js';
 import { docTokens } from './constraint.js';
 
 export interface Leakage {

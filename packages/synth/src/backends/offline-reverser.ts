@@ -20,10 +20,9 @@
  *    in half of the complements (a hash), as the mini world's seed instructions quote it in
  *    half of theirs, so quoting tells a model nothing about which view it reads.
  * When no lever separates D- from the rest it answers `None`, as the prompt allows. Category
- * phrases come from @dv/data's lexnames (the one table seeds and reverser share).
+ * phrases come from @dv/core's `categoryPhrase` (the one table seeds and reverser share).
  */
-import type { Passage } from '@dv/core';
-import { categoryPhrase } from '@dv/data';
+import { categoryPhrase, type Passage } from '@dv/core';
 import { metaWord } from '../guardrails.js';
 import { type Evidence, evidenceOf, FILLER } from '../internal/evidence.js';
 import { contentStems, hash32, STOPWORDS, stem, timeframes, words } from '../internal/text.js';

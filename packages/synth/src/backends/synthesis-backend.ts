@@ -55,7 +55,12 @@ export interface SynthesisBackend {
   close?(): Promise<void>;
 }
 
-/** Why a backend could not answer; `retryable` says whether the engine may try again later. */
+/**
+ * A backend gave up on a request. `reason` is a short code (`timeout`, `unreachable`,
+ * `connection`, `batch:<code>`, ...): the run stops on auth and `unreachable`, leaves
+ * `connection` failures pending for a later run, and records the rest as failed rows
+ * (`backend:<reason>`). `attempts` counts the tries the backend already made.
+ */
 export class BackendError extends Error {
   override readonly name = 'BackendError';
   constructor(

@@ -2,8 +2,7 @@
 // its title and text plus the readable forms of its DocAttributes metadata (category phrase,
 // hypernyms, topic/region/usage domains, "example" when it carries one). One definition, used
 // by the offline reverser (to pick a lever only the target satisfies) and the lexical judge.
-import { DocAttributes, type Passage } from '@dv/core';
-import { categoryPhrase } from '@dv/data';
+import { categoryPhrase, DocAttributes, type Passage } from '@dv/core';
 import { contentStems, words } from './text.js';
 
 export interface Evidence {

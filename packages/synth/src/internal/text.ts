@@ -1,5 +1,5 @@
 // Small text helpers shared by the offline reverser and the lexical judge: content tokens,
-// a crude stem, stopwords, timeframes and a hash. (Category phrases: @dv/data's lexnames.)
+// a crude stem, stopwords, timeframes and a hash. (Category phrases: @dv/core's categoryPhrase.)
 
 export const STOPWORDS = new Set(
   `a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been being

@@ -12,8 +12,8 @@
  */
 import type { Tensor } from '@tensorflow/tfjs-core';
 import type { z } from 'zod';
-import type { OnnxLayers } from '../export/onnx/onnx-layers.js';
 import type { EncoderConfigBase } from './shared/config-fields.js';
+import type { OnnxGraphOps } from './shared/onnx-graph-ops.js';
 
 export interface ParameterSpec {
   shape: number[];
@@ -74,7 +74,7 @@ export interface PoolerHead {
   /** [B, H] CLS rows -> [B, H]. */
   forward(p: Params, cls: Tensor): Tensor;
   /** The same on ONNX value `cls` [B, H]; returns the output value name. */
-  onnx(g: OnnxLayers, cls: string): string;
+  onnx(g: OnnxGraphOps, cls: string): string;
 }
 
 export interface EncoderArchitecture<C extends EncoderConfigBase = EncoderConfigBase> {
@@ -89,7 +89,7 @@ export interface EncoderArchitecture<C extends EncoderConfigBase = EncoderConfig
   /** Whether the ONNX graph takes a `token_type_ids` input (else token type 0 is added). */
   readonly onnxTokenTypeIds: boolean;
   /** Adds the encoder to an ONNX graph; returns the last hidden state's value name [B, S, H]. */
-  onnxGraph(g: OnnxLayers, config: C, inputs: OnnxInputs, maskBias: string): string;
+  onnxGraph(g: OnnxGraphOps, config: C, inputs: OnnxInputs, maskBias: string): string;
   readonly pooler?: PoolerHead;
   readonly huggingFace: HuggingFaceFiles<C>;
 }

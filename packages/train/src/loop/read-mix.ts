@@ -15,7 +15,7 @@
  * occurrence's line, and the first's): a mix concatenated twice or a pair written twice would
  * otherwise be trained on twice without a word (issue 25). The check keeps one map entry per id.
  */
-import { DataError, describeZodIssues, readLines, sha256, TrainingExample } from '@dv/core';
+import { DataError, describeZodIssues, readJsonLines, sha256, TrainingExample } from '@dv/core';
 
 export interface ReadMixOptions {
   /** Labelled negatives kept per example (default all). */
@@ -71,27 +71,18 @@ export async function* readMixUnits(
   const maxPending = options.maxPending ?? 10_000;
   const pending = new Map<string, TrainingExample>();
   const firstLine = new Map<string, number>();
-  for await (const line of readLines(path)) {
-    if (line.text.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(line.text);
-    } catch (err) {
-      throw new DataError(`invalid JSON: ${(err as Error).message}`, path, line.number);
-    }
-    if (typeof json !== 'object' || json === null || Array.isArray(json))
-      throw new DataError('expected a JSON object (a training example)', path, line.number);
-    const parsed = TrainingExample.safeParse(normalizeRow(json as Row, line.number));
-    if (!parsed.success) throw new DataError(describeZodIssues(parsed.error.issues), path, line.number);
+  for await (const row of readJsonLines(path, { expectObject: 'a JSON object (a training example)' })) {
+    const parsed = TrainingExample.safeParse(normalizeRow(row.value as Row, row.line));
+    if (!parsed.success) throw new DataError(describeZodIssues(parsed.error.issues), path, row.line);
     const ex = parsed.data;
     const first = firstLine.get(ex.id);
     if (first !== undefined)
       throw new DataError(
         `duplicate example id ${JSON.stringify(ex.id)} (first on line ${first}); ids in a mix are unique`,
         path,
-        line.number,
+        row.line,
       );
-    firstLine.set(ex.id, line.number);
+    firstLine.set(ex.id, row.line);
     if (ex.negatives.length > keep) ex.negatives = ex.negatives.slice(0, keep);
     if (ex.metadata) delete ex.metadata;
     if (!ex.pairId) {

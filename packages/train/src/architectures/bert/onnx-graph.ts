@@ -5,13 +5,14 @@
  * act(xW1+b1)W2+b2, residual + LayerNorm (post-LN). Without a `token_type_ids` input, token
  * type 0 is added. The pooler is tanh(W h[:,0] + b).
  */
-import type { OnnxLayers } from '../../export/onnx/onnx-layers.js';
+
 import type { EncoderArchitecture, OnnxInputs } from '../encoder-architecture.js';
 import type { EncoderConfigBase } from '../shared/config-fields.js';
+import type { OnnxGraphOps } from '../shared/onnx-graph-ops.js';
 import type { BertConfig } from './config.js';
 
 /** Position embeddings from the table value `table` for the inputs: [B, S, H] or [S, H]. */
-export type OnnxPositionEmbeddings<C> = (g: OnnxLayers, c: C, table: string, inputs: OnnxInputs) => string;
+export type OnnxPositionEmbeddings<C> = (g: OnnxGraphOps, c: C, table: string, inputs: OnnxInputs) => string;
 
 /** Rows 0..S-1 of the table, broadcast over the batch. */
 export const onnxAbsolutePositionEmbeddings: OnnxPositionEmbeddings<EncoderConfigBase> = (
@@ -22,7 +23,7 @@ export const onnxAbsolutePositionEmbeddings: OnnxPositionEmbeddings<EncoderConfi
 ) => g.b.op('Slice', [table, g.b.ints([0], 'zero'), g.sequenceLength(inp.inputIds), g.b.ints([0], 'axis0')]);
 
 function bertEmbeddings<C extends EncoderConfigBase>(
-  g: OnnxLayers,
+  g: OnnxGraphOps,
   c: C,
   inp: OnnxInputs,
   positionEmbeddings: OnnxPositionEmbeddings<C>,
@@ -45,7 +46,7 @@ function bertEmbeddings<C extends EncoderConfigBase>(
   return g.layerNorm(b.op('Add', [b.op('Add', [words, positions]), types]), 'embeddings.LayerNorm');
 }
 
-function bertLayer(g: OnnxLayers, x: string, i: number, mask: string, maskBias: string): string {
+function bertLayer(g: OnnxGraphOps, x: string, i: number, mask: string, maskBias: string): string {
   const { hidden: h, config: c } = g;
   const p = `encoder.layer.${i}`;
   const ctx = g.selfAttention(x, `${p}.attention.self`, mask, maskBias);
@@ -82,6 +83,6 @@ export const bertOnnxGraph: EncoderArchitecture<BertConfig>['onnxGraph'] = (...a
   bertFamilyOnnxGraph(onnxAbsolutePositionEmbeddings, ...args);
 
 /** The pooler tanh(W cls + b) on [B, H]. */
-export function bertOnnxPooler(g: OnnxLayers, cls: string): string {
+export function bertOnnxPooler(g: OnnxGraphOps, cls: string): string {
   return g.b.op('Tanh', [g.linear(cls, 'pooler.dense', g.hidden, g.hidden)]);
 }

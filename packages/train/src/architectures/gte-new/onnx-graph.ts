@@ -6,9 +6,10 @@
  * `attn_ln`; gated FFN `down(act(gate) * up)` where `[up | gate] = x W_up_gate^T` (no bias);
  * post-LN `mlp_ln`.
  */
-import type { OnnxLayers } from '../../export/onnx/onnx-layers.js';
-import { onnxDataType } from '../../export/onnx/onnx-proto.js';
+
+import { onnxDataType } from '@dv/core';
 import type { EncoderArchitecture, OnnxInputs } from '../encoder-architecture.js';
+import type { OnnxGraphOps } from '../shared/onnx-graph-ops.js';
 import type { GteNewConfig } from './config.js';
 import { ropeInverseFrequencies } from './rope-inverse-frequencies.js';
 
@@ -18,7 +19,7 @@ interface Rope {
   readonly halves: string;
 }
 
-function gteEmbeddings(g: OnnxLayers, c: GteNewConfig, inp: OnnxInputs): { x: string; rope: Rope } {
+function gteEmbeddings(g: OnnxGraphOps, c: GteNewConfig, inp: OnnxInputs): { x: string; rope: Rope } {
   const { b, hidden: h } = g;
   const words = g.wordEmbeddings(inp.inputIds);
   let x = words;
@@ -47,14 +48,14 @@ function gteEmbeddings(g: OnnxLayers, c: GteNewConfig, inp: OnnxInputs): { x: st
 }
 
 /** q*cos + rotate_half(q)*sin on [B,S,heads,d]. */
-function applyRope(g: OnnxLayers, q: string, rope: Rope): string {
+function applyRope(g: OnnxGraphOps, q: string, rope: Rope): string {
   const b = g.b;
   const [x1, x2] = b.node('Split', [q, rope.halves], { axis: { i: -1 } }, 2, 'rope_half');
   const rotated = b.op('Concat', [b.op('Neg', [x2!]), x1!], { axis: { i: -1 } });
   return b.op('Add', [b.op('Mul', [q, rope.cos]), b.op('Mul', [rotated, rope.sin])]);
 }
 
-function gteLayer(g: OnnxLayers, x: string, i: number, mask: string, maskBias: string, rope: Rope): string {
+function gteLayer(g: OnnxGraphOps, x: string, i: number, mask: string, maskBias: string, rope: Rope): string {
   const { b, hidden: h, config: c } = g;
   const p = `encoder.layer.${i}`;
   const qkv = g.linear(x, `${p}.attention.qkv_proj`, h, 3 * h);

@@ -3,7 +3,7 @@
  * `cumsum(ids != pad) * (ids != pad) + pad` (transformers `create_position_ids_from_input_ids`)
  * gathered from the position table, and token type 0 added (no `token_type_ids` input).
  */
-import { onnxDataType } from '../../export/onnx/onnx-proto.js';
+import { onnxDataType } from '@dv/core';
 import { bertFamilyOnnxGraph, type OnnxPositionEmbeddings } from '../bert/onnx-graph.js';
 import type { EncoderArchitecture } from '../encoder-architecture.js';
 import type { XlmRobertaConfig } from './config.js';
