@@ -12,7 +12,7 @@ import {
   readJsonl,
   redactSecrets,
   SeedExample,
-  SynthesisRecord,
+  type SynthesisRecord,
   TrainingExample,
   writeJsonAtomic,
   writeManifest,
@@ -95,16 +95,20 @@ export interface RunSummary {
   examples: RunExample[];
 }
 
-/** An append-only writer to `<path>.tmp`, renamed over `path` by `commit()`. */
+/**
+ * An append-only writer to `<path>.tmp`, renamed over `path` by `commit()`; the records of one
+ * event-loop turn go out in one write. Without a schema the records are written as they are
+ * (the journal's, which `SynthesisRecord` already parsed).
+ */
 class StreamedJsonl<S extends z.ZodType> {
   private readonly appender: JsonlAppender<S>;
   constructor(
     readonly path: string,
-    schema: S,
+    schema?: S,
   ) {
     const tmp = `${path}.tmp`;
     rmSync(tmp, { force: true });
-    this.appender = new JsonlAppender(tmp, schema);
+    this.appender = new JsonlAppender(tmp, schema, { groupPerTick: true });
   }
   append(r: z.input<S>): void {
     this.appender.append(r);
@@ -119,6 +123,7 @@ export interface FinalizeInput {
   seedsPath: string;
   outDir: string;
   seedIds: Set<string>;
+  /** Records by content key, as `SynthesisRecord` parsed them (`readJournal`, `RunState.write`). */
   journal: Map<string, SynthesisRecord>;
   keyFor: (seed: SeedExample) => string;
   run: RunInfo;
@@ -135,8 +140,8 @@ export async function finalizeRun(f: FinalizeInput): Promise<RunSummary> {
   // Streamed (memory stays flat on a million seeds) into temporary files renamed at the end,
   // so each output appears whole or not at all.
   const out = {
-    records: new StreamedJsonl(files.records, SynthesisRecord),
-    failures: new StreamedJsonl(files.failures, SynthesisRecord),
+    records: new StreamedJsonl<typeof SynthesisRecord>(files.records),
+    failures: new StreamedJsonl<typeof SynthesisRecord>(files.failures),
     original: new StreamedJsonl(files.original, TrainingExample),
     complement: new StreamedJsonl(files.complement, DualViewExample),
   };

@@ -35,7 +35,7 @@ import {
   readJsonl,
   SeedExample,
   type ShardSpec,
-  SynthesisRecord,
+  type SynthesisRecord,
   secretValuesFromEnv,
 } from '@dv/core';
 import type { SynthesisBackend } from './backends/synthesis-backend.js';
@@ -96,7 +96,8 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
   const logPath = join(o.outDir, LOG_FILE);
   const journal = await readJournal(logPath);
   const currentDecision = decisionKey({ judge: o.judge, guardrails: o.guardrails }, o.decisionCode);
-  const appender = new JsonlAppender(logPath, SynthesisRecord, { groupPerTick: true });
+  // No schema here: RunState.write validates each record once and keeps the parsed record.
+  const appender = new JsonlAppender<typeof SynthesisRecord>(logPath, undefined, { groupPerTick: true });
   const progress = createProgress({
     label: 'synth',
     total: ids.size,
@@ -118,6 +119,9 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
   const step = { ...o, parseRetries: o.parseRetries ?? 2 };
   const concurrency = Math.max(1, o.concurrency ?? 1);
   const running = new InFlight();
+  // Each seed's content key, computed once at submit and reused by finalizeRun's lookup (a
+  // second render + hash per seed otherwise); seeds the loop did not reach are keyed there.
+  const keys = new Map<string, string>();
   const dispatch = async (work: Promise<void>) => {
     running.add(work);
     await running.whenBelow(concurrency);
@@ -127,6 +131,7 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
       if (state.stoppedBy || o.signal?.aborted) break;
       if (!ids.has(seed.id)) continue;
       const prepared = prepareTask(seed, o);
+      keys.set(seed.id, prepared.ok ? prepared.task.key : prepared.key);
       const prev = journal.get(prepared.ok ? prepared.task.key : prepared.key);
       if (prev && prepared.ok && !verdictIsCurrent(prev, o.judge, currentDecision)) {
         const {
@@ -188,6 +193,8 @@ export async function runSynthesis(o: SynthesisRunOptions): Promise<RunSummary> 
     seedIds: ids,
     journal,
     keyFor: (seed) => {
+      const known = keys.get(seed.id);
+      if (known !== undefined) return known;
       const p = prepareTask(seed, o);
       return p.ok ? p.task.key : p.key;
     },

@@ -8,10 +8,12 @@
  * recorded for the seed at hand, so a rerun continues the run where it stopped.
  */
 import {
+  DataError,
+  describeZodIssues,
   type JsonlAppender,
   type Progress,
   redactSecrets,
-  type SynthesisRecord,
+  SynthesisRecord,
   type TokenUsage,
 } from '@dv/core';
 import {
@@ -61,7 +63,8 @@ export class RunState {
   constructor(
     private readonly io: {
       backend: SynthesisBackend;
-      appender: JsonlAppender<typeof import('@dv/core').SynthesisRecord>;
+      /** The journal's appender, without a schema: `write` validates each record once. */
+      appender: JsonlAppender<typeof SynthesisRecord>;
       journal: Map<string, SynthesisRecord>;
       /** Secret values to redact, longest first. */
       secrets: string[];
@@ -83,15 +86,20 @@ export class RunState {
     return true;
   }
 
-  /** Stamps, redacts, appends and counts one record. */
+  /**
+   * Stamps, redacts, validates, appends and counts one record. The journal keeps the record as
+   * `SynthesisRecord` parsed it (as `readJournal` does), so `finalizeRun` writes it as it is.
+   */
   write(r: RecordDraft): void {
     const { decisionKey: _stale, ...draft } = r;
     const stamp =
       this.io.decisionKey !== undefined && isDecided(r) ? { decisionKey: this.io.decisionKey } : {};
-    const record = redactSecrets(
-      { ...draft, ...stamp, createdAt: new Date().toISOString() },
-      this.io.secrets,
+    const parsed = SynthesisRecord.safeParse(
+      redactSecrets({ ...draft, ...stamp, createdAt: new Date().toISOString() }, this.io.secrets),
     );
+    if (!parsed.success)
+      throw new DataError(`${this.io.appender.path}: ${describeZodIssues(parsed.error.issues)}`);
+    const record = parsed.data;
     this.io.appender.append(record);
     this.io.journal.set(record.key, record);
     this.counts[record.status]++;
