@@ -22,12 +22,6 @@ export {
   resolveRevision,
 } from './hub/hub-client.js';
 export { HUB_DATASETS, type HubDatasetEntry, type HubDatasetName } from './hub/hub-datasets.js';
-export {
-  type LoopbackHubRepo,
-  type LoopbackHubServer,
-  type LoopbackHubServerOptions,
-  startLoopbackHubServer,
-} from './hub/loopback-hub-server.js';
 export { loadBeirFolder } from './loaders/beir-folder.js';
 // Loaders: every benchmark loader returns an InstructedSet (@dv/core).
 export { type LoadBenchmarkOptions, loadFollowIRv1, writeFollowIRv1 } from './loaders/followir-v1.js';

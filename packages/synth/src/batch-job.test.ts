@@ -5,13 +5,13 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAIChatBackend } from './backends/openai-chat.js';
 import { BATCH_DIR, type BatchJobEvent, BatchJobState, runBatchJob } from './batch-job.js';
-import { type LoopbackBatchServer, startLoopbackBatchServer } from './loopback-batch-server.js';
-import { startLoopbackChatServer } from './loopback-chat-server.js';
 import { runSynthesis } from './run-synthesis.js';
 import { splitBatchLines } from './split-batch-requests.js';
 import { templates } from './template-registry.js';
 import { plainSeeds } from './test-utils/seed-fixtures.js';
 import { tempDir, writeSeeds } from './test-utils/write-seeds.js';
+import { type LoopbackBatchServer, startLoopbackBatchServer } from './testing/loopback-batch-server.js';
+import { startLoopbackChatServer } from './testing/loopback-chat-server.js';
 import { createLexicalJudge } from './verify/lexical-judge.js';
 
 const template = templates['polarity-reversal'];

@@ -65,16 +65,6 @@ export {
   type GuardrailResult,
   jaccard,
 } from './guardrails.js';
-export {
-  type LoopbackBatchServer,
-  type LoopbackBatchServerOptions,
-  startLoopbackBatchServer,
-} from './loopback-batch-server.js';
-export {
-  type LoopbackChatServer,
-  type LoopbackChatServerOptions,
-  startLoopbackChatServer,
-} from './loopback-chat-server.js';
 export { type MergeOptions, mergeShards } from './merge-shards.js';
 export { buildMixes, countMix, type MixCounts, type MixExample, type MixInput } from './mixes.js';
 export { type ParsedAnswer, parseAnswer } from './parse-answer.js';

@@ -10,11 +10,11 @@ import { readJsonlAll, SynthesisRecord } from '@dv/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineReverser } from './backends/offline-reverser.js';
 import { createOpenAIChatBackend } from './backends/openai-chat.js';
-import { type LoopbackChatServer, startLoopbackChatServer } from './loopback-chat-server.js';
 import { runSynthesis } from './run-synthesis.js';
 import { templates } from './template-registry.js';
 import { plainSeeds } from './test-utils/seed-fixtures.js';
 import { tempDir, writeSeeds } from './test-utils/write-seeds.js';
+import { type LoopbackChatServer, startLoopbackChatServer } from './testing/loopback-chat-server.js';
 import { createLexicalJudge } from './verify/lexical-judge.js';
 
 const template = templates['polarity-reversal'];

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { type LoopbackChatServer, startLoopbackChatServer } from '@dv/synth';
+import { type LoopbackChatServer, startLoopbackChatServer } from '@dv/synth/testing';
 
 export interface SuiteServers {
   urls: Record<string, string>;

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { HUB_DATASETS, type LoopbackHubRepo, startLoopbackHubServer } from '@dv/data';
+import { HUB_DATASETS } from '@dv/data';
+import { type LoopbackHubRepo, startLoopbackHubServer } from '@dv/data/testing';
 import { describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type LoopbackBatchServer, startLoopbackBatchServer } from '@dv/synth';
+import { type LoopbackBatchServer, startLoopbackBatchServer } from '@dv/synth/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));

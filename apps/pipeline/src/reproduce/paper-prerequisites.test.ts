@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { HUB_DATASETS } from '@dv/data';
-import { type LoopbackChatServer, startLoopbackChatServer } from '@dv/synth';
+import { type LoopbackChatServer, startLoopbackChatServer } from '@dv/synth/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../cli-kit.js';
 import { rootCommand } from '../commands/root.js';

@@ -6,7 +6,7 @@
  *     name, version,
  *     files:     [{ path, sha256 }] of P's code files under `folders` (default: `src/` where it
  *                exists, as shipped in every tarball, else `dist/`), sorted by path; tests,
- *                fixtures, test-utils and benchmarks excluded,
+ *                fixtures, test-utils, testing/ (the loopback stand-ins) and benchmarks excluded,
  *     deps:      { name: version } of P's resolved third-party `dependencies`,
  *     workspace: { name: codeDigest(D) } of P's `@dv/*` dependencies, whole and recursively
  *   })
@@ -62,7 +62,15 @@ export interface CodeRef {
 
 const CODE_FILE = /\.(ts|mts|cts|js|mjs|cjs|json|cc|h|inc)$/;
 const SKIP_FILE = /\.(test|spec|bench)\.[cm]?[jt]s$/;
-const SKIP_DIR = new Set(['node_modules', 'fixtures', 'test-utils', '__snapshots__', 'bench', 'build']);
+const SKIP_DIR = new Set([
+  'node_modules',
+  'fixtures',
+  'test-utils',
+  'testing',
+  '__snapshots__',
+  'bench',
+  'build',
+]);
 
 interface PackageJson {
   name: string;

@@ -18,8 +18,8 @@ import { promisify } from 'node:util';
 import { writeJsonAtomic } from '@dv/core';
 import { tmpDir } from '@dv/core/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LoopbackHubServer, startLoopbackHubServer } from '../testing/loopback-hub-server.js';
 import { downloadDataset, downloadModel, listFiles } from './hub-client.js';
-import { type LoopbackHubServer, startLoopbackHubServer } from './loopback-hub-server.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 const SETUP_HINT =

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoopbackChatServer, startLoopbackChatServer } from '../loopback-chat-server.js';
+import { type LoopbackChatServer, startLoopbackChatServer } from '../testing/loopback-chat-server.js';
 import { UsageLedger } from '../usage-ledger.js';
 import { createOpenAIChatBackend } from './openai-chat.js';
 import { BackendError, CostCapReached } from './synthesis-backend.js';

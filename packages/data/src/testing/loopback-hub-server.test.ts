@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { tmpDir } from '@dv/core/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadDataset, downloadModel } from './hub-client.js';
+import { downloadDataset, downloadModel } from '../hub/hub-client.js';
 import { type LoopbackHubServer, startLoopbackHubServer } from './loopback-hub-server.js';
 
 let hub: LoopbackHubServer;
