@@ -6,6 +6,10 @@
  * `onnx/model_qint8.onnx`, which is about a quarter of the float32 file and, on CPUs with
  * AVX512-VNNI / AVX-VNNI, runs the projections in integer dot products. The exporters write
  * these paths and the ONNX encoder reads them: the one declaration of both.
+ * A CLS-pooled float32 export also writes `onnx/model_cls.onnx` (`onnxClsModelFile`), the
+ * embedding-only graph whose last layer computes position 0 only (@dv/train encoder-graph.ts
+ * `clsOnly`): the same embeddings for less work, which the ONNX encoder prefers for CLS pooling;
+ * `onnx/model.onnx` stays the standard full-sequence graph other tools load.
  */
 import { z } from 'zod';
 
@@ -16,3 +20,6 @@ export type OnnxPrecision = z.infer<typeof OnnxPrecision>;
 export function onnxModelFile(precision: OnnxPrecision): string {
   return precision === 'int8' ? 'onnx/model_qint8.onnx' : 'onnx/model.onnx';
 }
+
+/** The float32 CLS embedding graph of a CLS-pooled folder (see the file comment). */
+export const onnxClsModelFile = 'onnx/model_cls.onnx';

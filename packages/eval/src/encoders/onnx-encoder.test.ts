@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRng } from '@dv/core';
+import { createRng, hashFile } from '@dv/core';
 import { dataExternalDir } from '@dv/core/test-utils';
 import {
   type EncoderWeight,
@@ -22,6 +22,8 @@ function tinyTokenizerJson(): string {
   for (const w of words) vocab[w] = Object.keys(vocab).length;
   return wordPieceTokenizerJson(vocab);
 }
+
+let tinyWeights: { config: ReturnType<typeof parseEncoderConfig>; weights: Map<string, EncoderWeight> };
 
 /** Exports a random 2-layer BERT (hidden 32) with @dv/train's ONNX exporter; returns the folder. */
 function tinyModelDir(): string {
@@ -50,6 +52,7 @@ function tinyModelDir(): string {
     });
   }
   exportOnnx(join(dir, 'model.onnx'), { config, weights, pooling: 'cls', normalize: true });
+  tinyWeights = { config, weights };
   writeFileSync(join(dir, 'tokenizer.json'), tinyTokenizerJson());
   return dir;
 }
@@ -86,6 +89,26 @@ describe('ONNX encoder (tiny model from the @dv/train exporter)', () => {
     expect(maxDiff(await model.encodeDocuments(texts), await mean.encodeDocuments(texts))).toBeGreaterThan(
       1e-3,
     );
+  });
+
+  it('cls pooling prefers onnx/model_cls.onnx (the CLS embedding graph): the same rows', async () => {
+    mkdirSync(join(dir, 'onnx'), { recursive: true });
+    const clsPath = join(dir, 'onnx', 'model_cls.onnx');
+    exportOnnx(clsPath, { ...tinyWeights, pooling: 'cls', normalize: true, clsOnly: true });
+    const fast = await OnnxEncoder.fromDir(dir, { pooling: 'cls', batchSize: 2 });
+    const full = await OnnxEncoder.fromDir(dir, { pooling: 'cls', batchSize: 2, clsGraph: false });
+    const { sha256 } = await hashFile(clsPath);
+    expect(fast.settings.modelSha256).toBe(sha256);
+    expect(full.settings.modelSha256).not.toBe(sha256);
+    expect(maxDiff(await fast.encodeDocuments(texts), await full.encodeDocuments(texts))).toBeLessThan(1e-6);
+    // Mean pooling never loads it, and refuses it when named directly (no last_hidden_state).
+    const mean = await OnnxEncoder.fromDir(dir, { pooling: 'mean' });
+    expect(mean.settings.modelSha256).not.toBe(sha256);
+    await expect(
+      OnnxEncoder.create({ modelPath: clsPath, tokenizerPath: join(dir, 'tokenizer.json'), pooling: 'mean' }),
+    ).rejects.toThrow(/needs a "last_hidden_state" output/);
+    for (const e of [fast, full, mean]) await e.close();
+    rmSync(join(dir, 'onnx'), { recursive: true });
   });
 
   it('caps inputs at the length the folder declares (longer texts are truncated, not refused)', async () => {
@@ -126,6 +149,7 @@ describe('ONNX encoder vs Hugging Face reference outputs (third-party fixture)',
       const weights = encoderWeightsFromSafetensors(readSafetensors(join(fx!, 'model.safetensors')));
       const dir = mkdtempSync(join(tmpdir(), 'dv-onnx-hf-'));
       exportOnnx(join(dir, 'model.onnx'), { config, weights, pooling: 'cls', normalize: true });
+      tinyWeights = { config, weights };
       const opts = { modelPath: join(dir, 'model.onnx'), tokenizerPath: join(fx!, 'tokenizer.json') };
       for (const [pooling, key] of [
         ['model', 'cls_normalized_f32'],

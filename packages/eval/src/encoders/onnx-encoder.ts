@@ -16,6 +16,12 @@
  * `onnxModelFile`; written by @dv/train `exportFolderOnnx` / `dv train onnx --precision int8`):
  * the same model with its Linear weights quantized, faster on the CPU and within int8 noise of
  * float32 (docs/benchmarks.md gives the measured speed and the embedding differences).
+ * CLS pooling of a folder with `onnx/model_cls.onnx` (@dv/core `onnxClsModelFile`, written
+ * beside `onnx/model.onnx` by @dv/train's exporters for CLS-pooled BERT / XLM-R) loads that
+ * graph instead (`clsGraph`, default on): its last layer computes position 0 only and it
+ * outputs `cls_hidden_state`, the same embeddings for about 20% less work on a 4-layer model,
+ * 7% on a 12-layer one (docs/benchmarks.md); the full `onnx/model.onnx` stays the
+ * standard graph that sentence-transformers and other tools load.
  * `settings` pins the model and tokenizer by SHA-256, so cached embeddings follow the files.
  * Throughput: a call of more than `batchSize` texts is batched longest first (by characters,
  * as sentence-transformers' `encode`; `lengthSortedOrder`), rows returned in input order. The
@@ -38,6 +44,7 @@ import {
   hashFile,
   modelMaxLength,
   type OnnxPrecision,
+  onnxClsModelFile,
   onnxModelFile,
   type Pooling,
   readModelFolderSettings,
@@ -69,6 +76,8 @@ export interface OnnxEncoderOptions {
   name?: string;
   /** Which of the folder's graphs `fromDir` loads (default `fp32`; see the file comment). */
   precision?: OnnxPrecision;
+  /** `fromDir` with CLS pooling: load `onnx/model_cls.onnx` when present (default true; see the file comment). */
+  clsGraph?: boolean;
 }
 
 export { modelMaxLength };
@@ -137,6 +146,11 @@ export class OnnxEncoder implements Encoder {
     const pooling = options.pooling ?? (hasSentence ? 'model' : 'cls');
     if (pooling === 'model' && !hasSentence)
       throw new DataError('pooling "model" needs a "sentence_embedding" output', options.modelPath);
+    if (pooling === 'mean' && !session.outputNames.includes('last_hidden_state'))
+      throw new DataError(
+        `pooling "mean" needs a "last_hidden_state" output (outputs: ${session.outputNames.join(', ')})`,
+        options.modelPath,
+      );
     let tokenizer: Tokenizer;
     try {
       // Imported here, not at module load: `dv` commands that never encode skip the native binding.
@@ -165,9 +179,12 @@ export class OnnxEncoder implements Encoder {
    */
   static async fromDir(dir: string, options: Partial<OnnxEncoderOptions> = {}): Promise<OnnxEncoder> {
     const int8 = options.precision === 'int8';
+    const folder = readModelFolderSettings(dir);
+    const pooling = options.pooling ?? folder.pooling;
+    const cls = !int8 && pooling === 'cls' && (options.clsGraph ?? true) ? [join(dir, onnxClsModelFile)] : [];
     const candidates = int8
       ? [join(dir, onnxModelFile('int8'))]
-      : [join(dir, 'model.onnx'), join(dir, onnxModelFile('fp32'))];
+      : [...cls, join(dir, 'model.onnx'), join(dir, onnxModelFile('fp32'))];
     const modelPath = candidates.find((p) => existsSync(p));
     if (!modelPath)
       throw new DataError(
@@ -176,12 +193,11 @@ export class OnnxEncoder implements Encoder {
           : 'no model.onnx (or onnx/model.onnx) in the model folder',
         dir,
       );
-    const folder = readModelFolderSettings(dir);
     return OnnxEncoder.create({
       ...options,
       modelPath,
       tokenizerPath: join(dir, 'tokenizer.json'),
-      pooling: options.pooling ?? folder.pooling,
+      pooling,
       normalize: options.normalize ?? folder.normalize,
       maxLength: options.maxLength ?? modelMaxLength(dir),
     });
@@ -218,6 +234,11 @@ export class OnnxEncoder implements Encoder {
     if (this.pooling === 'model') {
       const r = await this.session.run(feeds, ['sentence_embedding']);
       const t = r.sentence_embedding!;
+      dim = t.dims[1]!;
+      out = Float32Array.from(t.data as Float32Array);
+    } else if (this.pooling === 'cls' && this.session.outputNames.includes('cls_hidden_state')) {
+      // The CLS embedding graph: position 0 of the last hidden state, [B, H].
+      const t = (await this.session.run(feeds, ['cls_hidden_state'])).cls_hidden_state!;
       dim = t.dims[1]!;
       out = Float32Array.from(t.data as Float32Array);
     } else {

@@ -35,6 +35,22 @@ export interface EncoderGraphOptions {
    * (onnx-layers.ts; contrib operators even with `fusedOps: false`). Default `fp32`.
    */
   readonly precision?: OnnxPrecision;
+  /**
+   * The CLS embedding graph (`cls` pooling only): the last layer computes position 0 only
+   * (onnx-layers.ts `clsOnly`), and the outputs are `cls_hidden_state` [batch, hidden] (the last
+   * hidden state at position 0) and `sentence_embedding` (plus `pooler_output` as usual) instead
+   * of `last_hidden_state`. The same numbers as the full graph's position 0 for less work; for
+   * BERT-style self-attention (BERT, XLM-R), a `DataError` for other architectures.
+   */
+  readonly clsOnly?: boolean;
+}
+
+/** The model types whose graph has the CLS-only form (BERT-style `selfAttention` layers). */
+const clsGraphModelTypes: ReadonlySet<string> = new Set(['bert', 'xlm-roberta']);
+
+/** Whether `config`'s architecture has a CLS-only graph (`clsOnly`). */
+export function hasClsGraph(config: EncoderConfig): boolean {
+  return clsGraphModelTypes.has(config.model_type);
 }
 
 const float32Min = -3.4028234663852886e38;
@@ -49,7 +65,10 @@ export function buildEncoderGraph(
   const f = options.fusedOps ?? true;
   const fusions: OnnxFusions =
     typeof f === 'boolean' ? (f ? defaultFusions : noFusions) : { ...noFusions, ...f };
-  const g = new OnnxLayers(config, weights, fusions, options.precision ?? 'fp32');
+  const clsOnly = options.clsOnly ?? false;
+  if (clsOnly && options.pooling !== 'cls')
+    throw new DataError(`the CLS-only graph needs cls pooling, not "${options.pooling}"`);
+  const g = new OnnxLayers(config, weights, fusions, options.precision ?? 'fp32', clsOnly);
   const fused = fusions.attention;
   const b = g.b;
   const dims = ['batch', 'sequence'];
@@ -77,13 +96,17 @@ export function buildEncoderGraph(
       ]);
 
   const x = arch.onnxGraph(g, config, inp, maskBias);
+  if (clsOnly && !(g.clsApplied.attention && g.clsApplied.residual))
+    throw new DataError(`${config.model_type}: no CLS-only graph (it needs BERT-style self-attention)`);
 
   const h = config.hidden_size;
-  const outputs: OnnxValueInfo[] = [
-    { name: b.identity(x, 'last_hidden_state'), elemType: onnxDataType.FLOAT, shape: [...dims, h] },
-  ];
   const zero = b.int64Init('index0', [], [0]);
   const cls = b.op('Gather', [x, zero], { axis: { i: 1 } });
+  const outputs: OnnxValueInfo[] = [
+    clsOnly
+      ? { name: b.identity(cls, 'cls_hidden_state'), elemType: onnxDataType.FLOAT, shape: ['batch', h] }
+      : { name: b.identity(x, 'last_hidden_state'), elemType: onnxDataType.FLOAT, shape: [...dims, h] },
+  ];
   let pooled: string;
   if (options.pooling === 'cls') pooled = cls;
   else if (options.pooling === 'mean') {

@@ -121,6 +121,43 @@ describe('exportFolderOnnx', () => {
     );
   });
 
+  // issue 24: the CLS embedding graph beside the full one, for a CLS-pooled BERT folder
+  it('a CLS-pooled folder also gets onnx/model_cls.onnx, with the same embeddings as model.onnx', async () => {
+    const raw = miniConfigs().bert;
+    const dir = tmp();
+    const tokenizerJson = join(tmp(), 'tokenizer.json');
+    writeFileSync(tokenizerJson, '{"version":"1.0","model":{"type":"WordPiece","vocab":{"a":0}}}');
+    const full = join(dir, 'onnx', 'model.onnx');
+    const cls = join(dir, 'onnx', 'model_cls.onnx');
+    const written = await exportHuggingFace(dir, {
+      config: raw,
+      weights: randomEncoderWeights(parseEncoderConfig(raw), 9),
+      tokenizerJson,
+      pooling: 'cls',
+      normalize: true,
+      withOnnx: ['fp32', 'int8'],
+    });
+    expect(written.filter((f) => f.startsWith(join(dir, 'onnx')))).toEqual([
+      full,
+      cls,
+      join(dir, 'onnx', 'model_qint8.onnx'),
+    ]);
+    const before = readFileSync(cls);
+    expect(() => exportFolderOnnx(dir)).toThrow(/exists; replace it explicitly/);
+    expect(exportFolderOnnx(dir, { overwrite: true }).files).toEqual([full, cls]);
+    expect(readFileSync(cls).equals(before)).toBe(true);
+    const ids = [
+      [2, 5, 7, 9, 3],
+      [2, 6, 3, 0, 0],
+    ];
+    const mask = ids.map((r) => r.map((v) => (v === 0 ? 0 : 1)));
+    const a = await sentenceEmbedding(full, ids, mask);
+    const b = await sentenceEmbedding(cls, ids, mask);
+    let diff = 0;
+    for (let i = 0; i < a.length; i++) diff = Math.max(diff, Math.abs(a[i]! - b[i]!));
+    expect(diff).toBeLessThan(1e-6);
+  });
+
   it('names the missing file', () => {
     const dir = tmp();
     let err: unknown;

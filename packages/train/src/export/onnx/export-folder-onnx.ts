@@ -2,7 +2,8 @@
  * The ONNX graph of an existing Hugging Face model folder (a @dv/train export, or any BERT /
  * XLM-RoBERTa / gte "new" folder with `config.json` and `model.safetensors`), written to the
  * folder's file for the precision (@dv/core `onnxModelFile`: `onnx/model.onnx`,
- * `onnx/model_qint8.onnx`). Pooling and normalisation are the folder's own, read as
+ * `onnx/model_qint8.onnx`); a float32 CLS-pooled BERT / XLM-R also gets its CLS embedding graph
+ * `onnx/model_cls.onnx` (@dv/core `onnxClsModelFile`, encoder-graph.ts `clsOnly`). Pooling and normalisation are the folder's own, read as
  * sentence-transformers reads them (@dv/core `readModelFolderSettings`), unless given; a folder
  * that declares no pooling needs one given. The ONNX encoder of @dv/eval then loads the file with
  * the same settings.
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import {
   DataError,
   type OnnxPrecision,
+  onnxClsModelFile,
   onnxModelFile,
   type Pooling,
   readModelFolderSettings,
@@ -19,6 +21,7 @@ import {
 import { parseEncoderConfig } from '../../architectures/registry.js';
 import { readSafetensors } from '../../safetensors/index.js';
 import { encoderWeightsFromSafetensors } from '../encoder-weights.js';
+import { hasClsGraph } from './encoder-graph.js';
 import { exportOnnx } from './export-onnx.js';
 
 export interface FolderOnnxOptions {
@@ -64,7 +67,7 @@ export function exportFolderOnnx(dir: string, options: FolderOnnxOptions = {}): 
     throw new DataError(`not JSON: ${(err as Error).message}`, configPath);
   }
   // An unsupported or broken config fails before the (possibly large) weights are read.
-  parseEncoderConfig(config, configPath);
+  const parsed = parseEncoderConfig(config, configPath);
   const folder = readModelFolderSettings(dir);
   const pooling = options.pooling ?? folder.pooling;
   if (!pooling)
@@ -79,20 +82,25 @@ export function exportFolderOnnx(dir: string, options: FolderOnnxOptions = {}): 
       `a ${precision} graph needs ONNX Runtime's quantized contrib operators; standard operators only exist for fp32`,
       dir,
     );
-  const target = join(dir, onnxModelFile(precision));
-  if (existsSync(target) && !options.overwrite)
-    throw new DataError(
-      'exists; replace it explicitly (dv train onnx --force) or use another folder',
-      target,
-    );
+  const targets = [join(dir, onnxModelFile(precision))];
+  const withCls = precision === 'fp32' && pooling === 'cls' && hasClsGraph(parsed);
+  if (withCls) targets.push(join(dir, onnxClsModelFile));
+  for (const target of targets)
+    if (existsSync(target) && !options.overwrite)
+      throw new DataError(
+        'exists; replace it explicitly (dv train onnx --force) or use another folder',
+        target,
+      );
   const weights = encoderWeightsFromSafetensors(readSafetensors(weightsPath), weightsPath);
-  const files = exportOnnx(target, {
+  const input = {
     config,
     weights,
     pooling,
     normalize,
     precision,
     ...(options.fusedOps === undefined ? {} : { fusedOps: options.fusedOps }),
-  });
+  };
+  const files = exportOnnx(targets[0]!, input);
+  if (withCls) files.push(...exportOnnx(targets[1]!, { ...input, clsOnly: true }));
   return { files, precision, pooling, normalize };
 }

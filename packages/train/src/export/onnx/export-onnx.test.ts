@@ -147,6 +147,62 @@ describe.each(
   });
 });
 
+describe.each(
+  graphForms.flatMap(([form, fusedOps]) => fixtureNames.map((name) => [name, form, fusedOps] as const)),
+)('CLS-only graph (last layer at position 0) matches Hugging Face: %s (%s ops)', (name, form, fusedOps) => {
+  const fx = loadFixture(name);
+  const input = () => ({
+    config: fx!.config,
+    weights: fx!.weights,
+    pooling: 'cls' as const,
+    normalize: true,
+    fusedOps,
+    clsOnly: true,
+  });
+  if (name.includes('gte')) {
+    it.skipIf(!fx)('is refused for gte NewModel (no BERT-style self-attention)', () => {
+      expect(() => encodeOnnx(input())).toThrow(/no CLS-only graph/);
+    });
+    return;
+  }
+  it.skipIf(!fx)('cls_hidden_state, CLS + L2 norm and pooler, with dynamic batch and length', async () => {
+    const s = await session(input());
+    expect(s.outputNames).toEqual(['cls_hidden_state', 'sentence_embedding', 'pooler_output']);
+    const hShape = fx!.expected.get('last_hidden_state_f32')!.shape;
+    const [batch, seq, hidden] = hShape as [number, number, number];
+    const lens = lengths(fx!);
+    const runs = [
+      { rows: Array.from({ length: batch }, (_, i) => i), len: seq },
+      { rows: [2, 0], len: Math.max(lens[2]!, lens[0]!) },
+      { rows: [1], len: lens[1]! },
+    ];
+    for (const { rows, len } of runs) {
+      const out = await s.run(feeds(fx!, rows, len));
+      expect(out.cls_hidden_state!.dims).toEqual([rows.length, hidden]);
+      // Position 0 of the reference's last hidden state (computed over the full batch length).
+      check(
+        `${name} ${form} cls-only cls_hidden_state`,
+        f32(out.cls_hidden_state!),
+        sliceBatch(f32(fx!.expected.get('last_hidden_state_f32')!), hShape, rows, 1) as number[],
+      );
+      const want = fx!.expected.get('cls_normalized_f32')!;
+      check(
+        `${name} ${form} cls-only cls_normalized`,
+        f32(out.sentence_embedding!),
+        sliceBatch(f32(want), [want.shape[0]!, 1, hidden], rows, 1) as number[],
+      );
+      const p = fx!.expected.get('pooler_output_f32')!;
+      check(
+        `${name} ${form} cls-only pooler_output`,
+        f32(out.pooler_output!),
+        sliceBatch(f32(p), [p.shape[0]!, 1, hidden], rows, 1) as number[],
+      );
+    }
+    await s.release();
+    expect(() => encodeOnnx({ ...input(), pooling: 'mean' })).toThrow(/needs cls pooling/);
+  });
+});
+
 describe('RoPE tables (gte NewModel, NTK scaling)', () => {
   const fx = loadFixture('tiny-gte-multilingual-newmodel');
   it.skipIf(!fx)('inverse frequencies and cos/sin tables match the reference', () => {

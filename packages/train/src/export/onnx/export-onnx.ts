@@ -40,6 +40,8 @@ export interface OnnxExportInput {
   readonly fusedOps?: boolean | Partial<OnnxFusions>;
   /** `int8`: dynamically quantized Linear weights (see encoder-graph.ts). Default `fp32`. */
   readonly precision?: OnnxPrecision;
+  /** The CLS embedding graph: the last layer at position 0 only (see encoder-graph.ts). */
+  readonly clsOnly?: boolean;
   /** Extra `metadata_props` stored in the model (e.g. run id, formatter version). */
   readonly metadata?: Readonly<Record<string, string>>;
 }
@@ -54,6 +56,7 @@ export function buildOnnxModel(input: OnnxExportInput): OnnxModel {
     ...(input.poolerOutput === undefined ? {} : { poolerOutput: input.poolerOutput }),
     ...(input.fusedOps === undefined ? {} : { fusedOps: input.fusedOps }),
     ...(input.precision === undefined ? {} : { precision: input.precision }),
+    ...(input.clsOnly ? { clsOnly: true } : {}),
   });
   // The contrib operators' only released version is 1.
   const domains = new Set(graph.nodes.flatMap((n) => (n.domain ? [n.domain] : [])));
@@ -64,12 +67,13 @@ export function buildOnnxModel(input: OnnxExportInput): OnnxModel {
     ...(opsetImports.length ? { opsetImports } : {}),
     producerName: '@dv/train',
     producerVersion: '0.1.0',
-    docString: `${config.model_type} encoder, pooling=${input.pooling}, normalize=${input.normalize}${input.precision === 'int8' ? ', int8 dynamic quantization' : ''}`,
+    docString: `${config.model_type} encoder, pooling=${input.pooling}, normalize=${input.normalize}${input.precision === 'int8' ? ', int8 dynamic quantization' : ''}${input.clsOnly ? ', CLS-only last layer' : ''}`,
     metadata: {
       model_type: config.model_type,
       pooling: input.pooling,
       normalize: String(input.normalize),
       ...(input.precision === 'int8' ? { precision: 'int8' } : {}),
+      ...(input.clsOnly ? { graph: 'cls' } : {}),
       hidden_size: String(config.hidden_size),
       ...input.metadata,
     },
