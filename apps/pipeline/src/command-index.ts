@@ -11,7 +11,8 @@ import type { Command } from './cli-kit.js';
 interface LazyCommand {
   name: string;
   summary: string;
-  load: () => Promise<Command>;
+  /** The command; `argv` (from the command's name on) may pick a lighter tree that serves it. */
+  load: (argv: readonly string[]) => Promise<Command>;
 }
 
 export const commandIndex: readonly LazyCommand[] = [
@@ -38,7 +39,12 @@ export const commandIndex: readonly LazyCommand[] = [
   {
     name: 'eval',
     summary: 'metrics and benchmark runs',
-    load: async () => (await import('./commands/eval.js')).evalCommand,
+    // `dv eval trec ...` (the trec_eval replacement, timed against the C one) loads only the
+    // metrics: `dv eval` with trec as its one subcommand.
+    load: async (argv) =>
+      argv[1] === 'trec'
+        ? (await import('./commands/eval-trec.js')).evalTrecCommand
+        : (await import('./commands/eval.js')).evalCommand,
   },
   {
     name: 'validate',
@@ -67,7 +73,7 @@ sensitivity (FollowIR p-MRR and friends), or reproduce the paper with 'dv reprod
 export async function lazyRootCommand(argv: readonly string[]): Promise<Command> {
   const wanted = argv[0];
   const subcommands = await Promise.all(
-    commandIndex.map(async (c) => (c.name === wanted ? c.load() : { name: c.name, summary: c.summary })),
+    commandIndex.map(async (c) => (c.name === wanted ? c.load(argv) : { name: c.name, summary: c.summary })),
   );
   return { ...rootInfo, subcommands };
 }

@@ -9,6 +9,7 @@
  */
 export { averagePrecision } from './average-precision.js';
 export { type EvaluateRunOptions, evaluateRun, type RunEvaluation } from './evaluate-run.js';
+export { evaluateTrecFiles } from './evaluate-trec-files.js';
 export { plainMean } from './followir-score.js';
 export {
   type InfoSearchInput,

@@ -79,4 +79,26 @@ describe('trecEvalText', () => {
       ].join('\n'),
     );
   });
+
+  it("lists measures in trec_eval's order (its measure table, cutoffs ascending), not the order asked", () => {
+    const specs = parseMeasures(
+      'ndcg_cut.10,recip_rank_cut.5,map,recip_rank,P.10,P.5,ndcg,recall.5,map_cut.5',
+    );
+    const means = Object.fromEntries(specs.map((s) => [s.name, 0.5]));
+    const names = trecEvalText({ means, perQuery: {}, numQueries: 1 }, specs)
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/)[0]);
+    expect(names).toEqual([
+      'map',
+      'recip_rank',
+      'P_5',
+      'P_10',
+      'recall_5',
+      'ndcg',
+      'ndcg_cut_10',
+      'map_cut_5',
+      'recip_rank_cut_5',
+    ]);
+  });
 });

@@ -8,9 +8,11 @@
  *   binary value), so only exact ties need care (issue 12 item 10).
  * - `-q` (per topic): lines grouped by topic, topics in strcmp order, all measures of a topic
  *   together, then the `all` lines (trec_eval -q), not grouped by measure.
+ * - Measures in trec_eval's own order (its measure table, cutoffs ascending), not the order they
+ *   were asked for: `ndcg_cut.10,map` prints map first, as `trec_eval -m ndcg_cut.10 -m map` does.
  */
 import type { RunEvaluation } from './evaluate-run.js';
-import type { MeasureSpec } from './trec-measures.js';
+import { inTrecEvalOrder, type MeasureSpec } from './trec-measures.js';
 
 /** `x` with `digits` decimals the way C's printf("%.*f") prints it (exact ties to even). */
 export function formatTrecFloat(x: number, digits = 4): string {
@@ -41,13 +43,14 @@ export function trecEvalText(
 ): string {
   const line = (name: string, topic: string, v: number) =>
     `${name.padEnd(22)}\t${topic}\t${formatTrecFloat(v)}\n`;
+  const ordered = inTrecEvalOrder(specs);
   let out = '';
   if (options.perQuery) {
     for (const qid of Object.keys(e.perQuery).sort(byBytes)) {
       const row = e.perQuery[qid]!;
-      for (const s of specs) out += line(s.name, qid, row[s.name]!);
+      for (const s of ordered) out += line(s.name, qid, row[s.name]!);
     }
   }
-  for (const s of specs) out += line(s.name, 'all', e.means[s.name]!);
+  for (const s of ordered) out += line(s.name, 'all', e.means[s.name]!);
   return out;
 }

@@ -60,6 +60,28 @@ export interface MeasureSpec {
   name: string;
 }
 
+/**
+ * @internal The order trec_eval 9.0.8 prints measures in, whatever order `-m` named them: its
+ * measure table's (`te_trec_measures` in measures.c), each family's cutoffs ascending. Our one
+ * extension, recip_rank_cut, comes after trec_eval's own.
+ */
+export const TREC_EVAL_PRINT_ORDER: readonly MeasureFamilyName[] = [
+  'map',
+  'recip_rank',
+  'P',
+  'recall',
+  'ndcg',
+  'ndcg_cut',
+  'map_cut',
+  'recip_rank_cut',
+];
+
+/** @internal The specs in trec_eval's print order (TREC_EVAL_PRINT_ORDER, then cutoff). */
+export function inTrecEvalOrder(specs: readonly MeasureSpec[]): MeasureSpec[] {
+  const rank = (s: MeasureSpec) => TREC_EVAL_PRINT_ORDER.indexOf(s.family);
+  return [...specs].sort((a, b) => rank(a) - rank(b) || a.k - b.k);
+}
+
 /** trec_eval's default cutoffs for P, recall, ndcg_cut and map_cut. */
 export const TREC_DEFAULT_CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000] as const;
 
