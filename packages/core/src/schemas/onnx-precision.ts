@@ -6,10 +6,11 @@
  * `onnx/model_qint8.onnx`, which is about a quarter of the float32 file and, on CPUs with
  * AVX512-VNNI / AVX-VNNI, runs the projections in integer dot products. The exporters write
  * these paths and the ONNX encoder reads them: the one declaration of both.
- * A CLS-pooled float32 export also writes `onnx/model_cls.onnx` (`onnxClsModelFile`), the
- * embedding-only graph whose last layer computes position 0 only (@dv/train encoder-graph.ts
- * `clsOnly`): the same embeddings for less work, which the ONNX encoder prefers for CLS pooling;
- * `onnx/model.onnx` stays the standard full-sequence graph other tools load.
+ * A CLS-pooled export also writes, per precision, the embedding-only graph whose last layer
+ * computes position 0 only (@dv/train encoder-graph.ts `clsOnly`; `onnxClsModelFile`:
+ * `onnx/model_cls.onnx`, `onnx/model_qint8_cls.onnx`): the same embeddings for less work, which
+ * the ONNX encoder prefers for CLS pooling; `onnx/model.onnx` stays the standard full-sequence
+ * graph other tools load.
  */
 import { z } from 'zod';
 
@@ -21,5 +22,7 @@ export function onnxModelFile(precision: OnnxPrecision): string {
   return precision === 'int8' ? 'onnx/model_qint8.onnx' : 'onnx/model.onnx';
 }
 
-/** The float32 CLS embedding graph of a CLS-pooled folder (see the file comment). */
-export const onnxClsModelFile = 'onnx/model_cls.onnx';
+/** The CLS embedding graph of `precision` in a CLS-pooled folder (see the file comment). */
+export function onnxClsModelFile(precision: OnnxPrecision): string {
+  return precision === 'int8' ? 'onnx/model_qint8_cls.onnx' : 'onnx/model_cls.onnx';
+}

@@ -107,7 +107,19 @@ describe('ONNX encoder (tiny model from the @dv/train exporter)', () => {
     await expect(
       OnnxEncoder.create({ modelPath: clsPath, tokenizerPath: join(dir, 'tokenizer.json'), pooling: 'mean' }),
     ).rejects.toThrow(/needs a "last_hidden_state" output/);
-    for (const e of [fast, full, mean]) await e.close();
+    // int8: the folder's int8 CLS graph, near float32.
+    const int8Path = join(dir, 'onnx', 'model_qint8_cls.onnx');
+    exportOnnx(int8Path, {
+      ...tinyWeights,
+      pooling: 'cls',
+      normalize: true,
+      clsOnly: true,
+      precision: 'int8',
+    });
+    const int8 = await OnnxEncoder.fromDir(dir, { pooling: 'cls', precision: 'int8' });
+    expect(int8.settings.modelSha256).toBe((await hashFile(int8Path)).sha256);
+    expect(maxDiff(await int8.encodeDocuments(texts), await full.encodeDocuments(texts))).toBeLessThan(0.05);
+    for (const e of [fast, full, mean, int8]) await e.close();
     rmSync(join(dir, 'onnx'), { recursive: true });
   });
 

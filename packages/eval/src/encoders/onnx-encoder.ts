@@ -16,9 +16,9 @@
  * `onnxModelFile`; written by @dv/train `exportFolderOnnx` / `dv train onnx --precision int8`):
  * the same model with its Linear weights quantized, faster on the CPU and within int8 noise of
  * float32 (docs/benchmarks.md gives the measured speed and the embedding differences).
- * CLS pooling of a folder with `onnx/model_cls.onnx` (@dv/core `onnxClsModelFile`, written
- * beside `onnx/model.onnx` by @dv/train's exporters for CLS-pooled BERT / XLM-R) loads that
- * graph instead (`clsGraph`, default on): its last layer computes position 0 only and it
+ * CLS pooling of a folder with `onnx/model_cls.onnx` (`onnx/model_qint8_cls.onnx` for int8;
+ * @dv/core `onnxClsModelFile`, written beside each graph by @dv/train's exporters for CLS-pooled
+ * BERT / XLM-R) loads that graph instead (`clsGraph`, default on): its last layer computes position 0 only and it
  * outputs `cls_hidden_state`, the same embeddings for about 20% less work on a 4-layer model,
  * 7% on a 12-layer one (docs/benchmarks.md); the full `onnx/model.onnx` stays the
  * standard graph that sentence-transformers and other tools load.
@@ -76,7 +76,7 @@ export interface OnnxEncoderOptions {
   name?: string;
   /** Which of the folder's graphs `fromDir` loads (default `fp32`; see the file comment). */
   precision?: OnnxPrecision;
-  /** `fromDir` with CLS pooling: load `onnx/model_cls.onnx` when present (default true; see the file comment). */
+  /** `fromDir` with CLS pooling: load the precision's CLS embedding graph when present (default true; see the file comment). */
   clsGraph?: boolean;
 }
 
@@ -181,9 +181,12 @@ export class OnnxEncoder implements Encoder {
     const int8 = options.precision === 'int8';
     const folder = readModelFolderSettings(dir);
     const pooling = options.pooling ?? folder.pooling;
-    const cls = !int8 && pooling === 'cls' && (options.clsGraph ?? true) ? [join(dir, onnxClsModelFile)] : [];
+    const cls =
+      pooling === 'cls' && (options.clsGraph ?? true)
+        ? [join(dir, onnxClsModelFile(options.precision ?? 'fp32'))]
+        : [];
     const candidates = int8
-      ? [join(dir, onnxModelFile('int8'))]
+      ? [...cls, join(dir, onnxModelFile('int8'))]
       : [...cls, join(dir, 'model.onnx'), join(dir, onnxModelFile('fp32'))];
     const modelPath = candidates.find((p) => existsSync(p));
     if (!modelPath)

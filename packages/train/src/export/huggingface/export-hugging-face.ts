@@ -13,8 +13,8 @@
  *   2_Normalize/                      only when `normalize` (the module has no config)
  *   onnx/model.onnx                   optional (`withOnnx`), the same graph `exportOnnx` writes
  *   onnx/model_qint8.onnx             optional (`withOnnx: ['fp32', 'int8']`), the int8 graph
- *   onnx/model_cls.onnx               with the float32 graph of a CLS-pooled BERT / XLM-R, the
- *                                     embedding-only graph (last layer at position 0 only)
+ *   onnx/model_cls.onnx               with each graph of a CLS-pooled BERT / XLM-R, its
+ *   onnx/model_qint8_cls.onnx         embedding-only form (last layer at position 0 only)
  *
  * Layout as sentence-transformers saves a model (`SentenceTransformer.save`, v6). What differs
  * by architecture (transformers class, tokenizer class and special tokens, usable positions,
@@ -162,9 +162,16 @@ export async function exportHuggingFace(dir: string, input: HuggingFaceExportInp
     const onnxPath = join(dir, onnxModelFile(precision));
     exportOnnx(onnxPath, { config, weights, pooling: input.pooling, normalize: input.normalize, precision });
     written.push(onnxPath);
-    if (precision === 'fp32' && input.pooling === 'cls' && hasClsGraph(config)) {
-      const clsPath = join(dir, onnxClsModelFile);
-      exportOnnx(clsPath, { config, weights, pooling: 'cls', normalize: input.normalize, clsOnly: true });
+    if (input.pooling === 'cls' && hasClsGraph(config)) {
+      const clsPath = join(dir, onnxClsModelFile(precision));
+      exportOnnx(clsPath, {
+        config,
+        weights,
+        pooling: 'cls',
+        normalize: input.normalize,
+        precision,
+        clsOnly: true,
+      });
       written.push(clsPath);
     }
   }

@@ -122,7 +122,7 @@ describe('exportFolderOnnx', () => {
   });
 
   // issue 24: the CLS embedding graph beside the full one, for a CLS-pooled BERT folder
-  it('a CLS-pooled folder also gets onnx/model_cls.onnx, with the same embeddings as model.onnx', async () => {
+  it('a CLS-pooled folder also gets the CLS embedding graphs, with the same embeddings as model.onnx', async () => {
     const raw = miniConfigs().bert;
     const dir = tmp();
     const tokenizerJson = join(tmp(), 'tokenizer.json');
@@ -141,6 +141,7 @@ describe('exportFolderOnnx', () => {
       full,
       cls,
       join(dir, 'onnx', 'model_qint8.onnx'),
+      join(dir, 'onnx', 'model_qint8_cls.onnx'),
     ]);
     const before = readFileSync(cls);
     expect(() => exportFolderOnnx(dir)).toThrow(/exists; replace it explicitly/);
@@ -156,6 +157,15 @@ describe('exportFolderOnnx', () => {
     let diff = 0;
     for (let i = 0; i < a.length; i++) diff = Math.max(diff, Math.abs(a[i]! - b[i]!));
     expect(diff).toBeLessThan(1e-6);
+    // The int8 CLS graph: its activations are quantized per tensor over fewer rows in the last
+    // layer, so it is not the int8 full graph's bytes, but within int8 noise of float32.
+    const q = await sentenceEmbedding(join(dir, 'onnx', 'model_qint8_cls.onnx'), ids, mask);
+    const h = a.length / 2;
+    for (let r = 0; r < 2; r++) {
+      let dot = 0;
+      for (let j = 0; j < h; j++) dot += a[r * h + j]! * q[r * h + j]!;
+      expect(dot).toBeGreaterThan(0.999);
+    }
   });
 
   it('names the missing file', () => {

@@ -2,8 +2,9 @@
  * The ONNX graph of an existing Hugging Face model folder (a @dv/train export, or any BERT /
  * XLM-RoBERTa / gte "new" folder with `config.json` and `model.safetensors`), written to the
  * folder's file for the precision (@dv/core `onnxModelFile`: `onnx/model.onnx`,
- * `onnx/model_qint8.onnx`); a float32 CLS-pooled BERT / XLM-R also gets its CLS embedding graph
- * `onnx/model_cls.onnx` (@dv/core `onnxClsModelFile`, encoder-graph.ts `clsOnly`). Pooling and normalisation are the folder's own, read as
+ * `onnx/model_qint8.onnx`); a CLS-pooled BERT / XLM-R also gets the graph's CLS embedding form
+ * (@dv/core `onnxClsModelFile`: `onnx/model_cls.onnx`, `onnx/model_qint8_cls.onnx`;
+ * encoder-graph.ts `clsOnly`). Pooling and normalisation are the folder's own, read as
  * sentence-transformers reads them (@dv/core `readModelFolderSettings`), unless given; a folder
  * that declares no pooling needs one given. The ONNX encoder of @dv/eval then loads the file with
  * the same settings.
@@ -83,8 +84,8 @@ export function exportFolderOnnx(dir: string, options: FolderOnnxOptions = {}): 
       dir,
     );
   const targets = [join(dir, onnxModelFile(precision))];
-  const withCls = precision === 'fp32' && pooling === 'cls' && hasClsGraph(parsed);
-  if (withCls) targets.push(join(dir, onnxClsModelFile));
+  const withCls = pooling === 'cls' && hasClsGraph(parsed);
+  if (withCls) targets.push(join(dir, onnxClsModelFile(precision)));
   for (const target of targets)
     if (existsSync(target) && !options.overwrite)
       throw new DataError(
