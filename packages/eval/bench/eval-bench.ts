@@ -3,7 +3,11 @@
  *   1. trec_eval measures on a 1M-line run (1,000 topics x 1,000 docs) vs torchmetrics'
  *      retrieval functionals (pytrec_eval is not on this machine's pip index);
  *   2. exact top-100 over 100k x 256 float32 vectors for 1,000 queries vs faiss-cpu IndexFlatIP.
- * Writes the figures into the eval section of docs/benchmarks.md.
+ * Writes the figures into the eval section of docs/benchmarks.md, and two rows of its goals table
+ * (`dv eval trec` vs trec_eval 9.0.8 in C, exact top-100 vs faiss), each with the other processes'
+ * share of the cores measured during that part.
+ * trec_eval: DV_TREC_EVAL, else on PATH, else built from its source folder into os.tmpdir()
+ *   (src/test-utils/trec-eval-binary.ts).
  * Python reference: DV_BENCH_PYTHON, else <repo>/.venv-ref/bin/python
  *   (python3 -m venv .venv-ref && .venv-ref/bin/pip install torch torchmetrics faiss-cpu numpy).
  */
@@ -13,15 +17,18 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  type BenchGoalRow,
   cpuInfo,
   createRng,
   otherProcessesCores,
   readQrels,
   readRun,
   sampleCpu,
+  updateBenchGoals,
   writeBenchSection,
 } from '@dv/core';
 import { evaluateRun, exactTopK, exactTopKOrt } from '../src/index.js';
+import { findTrecEval } from '../src/test-utils/trec-eval-binary.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..', '..');
@@ -79,38 +86,66 @@ const oursEval = secs(t0);
 console.log(`ours: read ${f(oursRead)} s, evaluate ${f(oursEval)} s`, ours.means);
 
 // Whole process: the built `dv` bin (apps/pipeline/dist/bin/dv.js, built at install or by
-// `pnpm -F @dv/pipeline build:bin`) on the same files, best of 2; its start-up alone (`--help`)
-// against a bare `node -e 0`, best of 5; trec_eval 9.0.8 (C) when on PATH or DV_TREC_EVAL.
+// `pnpm -F @dv/pipeline build:bin`) against trec_eval 9.0.8 (C) on the same files, alternated
+// (bin, C, bin, C, ...) ROUNDS times, medians of each; its start-up alone (`--help`) against a bare
+// `node -e 0`, best of 5.
 const dvBin = join(repo, 'apps', 'pipeline', 'dist', 'bin', 'dv.js');
 if (!existsSync(dvBin))
   execFileSync(process.execPath, [join(repo, 'apps', 'pipeline', 'scripts', 'build-bin.mjs')]);
 /**
- * CPU seconds (user + system) of each child, fastest run: the child is reaped by spawnSync, so
- * its time lands in this process's cutime/cstime (/proc, 10 ms ticks). Unlike wall time it
- * hardly moves when other jobs share the cores.
+ * One run of a child: wall seconds, and CPU seconds (user + system): the child is reaped by
+ * spawnSync, so its time lands in this process's cutime/cstime (/proc, 10 ms ticks). Unlike wall
+ * time it hardly moves when other jobs share the cores.
  */
+const timeChild = (cmd: string, args: string[]) => {
+  const t = performance.now();
+  const c0 = sampleCpu();
+  const r = spawnSync(cmd, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_lifecycle_event: '' },
+    maxBuffer: 1 << 26,
+  });
+  const c1 = sampleCpu();
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+  return { wall: secs(t), cpu: c0 && c1 ? (c1.own - c0.own) / 100 : Number.NaN, stdout: String(r.stdout) };
+};
 const childCpu = new Map<string, number>();
 const best = (n: number, cmd: string, args: string[]) => {
   let b = Number.POSITIVE_INFINITY;
   let c = Number.POSITIVE_INFINITY;
   for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    const c0 = sampleCpu();
-    const r = spawnSync(cmd, args, {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, npm_lifecycle_event: '' },
-    });
-    const c1 = sampleCpu();
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
-    b = Math.min(b, secs(t));
-    if (c0 && c1) c = Math.min(c, (c1.own - c0.own) / 100);
+    const r = timeChild(cmd, args);
+    b = Math.min(b, r.wall);
+    c = Math.min(c, r.cpu);
   }
   childCpu.set([cmd, ...args].join(' '), c);
   return b;
 };
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length === 0 ? Number.NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 const cpuOf = (cmd: string, args: string[]) => childCpu.get([cmd, ...args].join(' ')) ?? Number.NaN;
 const trecArgs = ['eval', 'trec', '--qrels', qrelsPath, '--run', runPath, '--measures', measures];
-const wholeBin = existsSync(dvBin) ? best(2, process.execPath, [dvBin, ...trecArgs]) : Number.NaN;
+const found = findTrecEval();
+const trecEval = found.path;
+console.log(`trec_eval: ${found.note}`);
+const trecEvalArgs = [...measures.split(',').flatMap((m) => ['-m', m]), qrelsPath, runPath];
+const ROUNDS = 5;
+const binRuns: ReturnType<typeof timeChild>[] = [];
+const cRuns: ReturnType<typeof timeChild>[] = [];
+const trecPartStart = sampleCpu();
+for (let i = 0; i < ROUNDS; i++) {
+  binRuns.push(timeChild(process.execPath, [dvBin, ...trecArgs]));
+  if (trecEval) cRuns.push(timeChild(trecEval, trecEvalArgs));
+}
+const trecOther = otherProcessesCores(trecPartStart, sampleCpu());
+const wholeBin = median(binRuns.map((r) => r.wall));
+const wholeBinCpu = median(binRuns.map((r) => r.cpu));
+const wholeC = trecEval ? median(cRuns.map((r) => r.wall)) : Number.NaN;
+const wholeCCpu = trecEval ? median(cRuns.map((r) => r.cpu)) : Number.NaN;
+const sameText = trecEval ? binRuns[0]!.stdout === cRuns[0]!.stdout : undefined;
 const tsxArgs = [
   '--conditions=@dv/source',
   '--import',
@@ -121,24 +156,8 @@ const tsxArgs = [
 const wholeTsx = best(1, process.execPath, tsxArgs);
 const startBin = existsSync(dvBin) ? best(5, process.execPath, [dvBin, '--help']) : Number.NaN;
 const startNode = best(5, process.execPath, ['-e', '0']);
-const trecEval = process.env.DV_TREC_EVAL ?? (spawnSync('trec_eval', ['-v']).error ? undefined : 'trec_eval');
-const trecEvalArgs = [
-  '-m',
-  'ndcg_cut.10',
-  '-m',
-  'map',
-  '-m',
-  'recip_rank',
-  '-m',
-  'P.10',
-  '-m',
-  'recall.100',
-  qrelsPath,
-  runPath,
-];
-const wholeC = trecEval ? best(2, trecEval, trecEvalArgs) : Number.NaN;
 console.log(
-  `whole process: dv bin ${f(wholeBin)} s, through tsx ${f(wholeTsx)} s, trec_eval ${trecEval ? `${f(wholeC)} s` : 'not installed'}; start-up: dv --help ${f(startBin)} s, node -e 0 ${f(startNode)} s`,
+  `whole process (medians of ${ROUNDS} alternated): dv bin ${f(wholeBin)} s (CPU ${f(wholeBinCpu)} s), trec_eval ${trecEval ? `${f(wholeC)} s (CPU ${f(wholeCCpu)} s), output ${sameText ? 'byte-identical' : 'DIFFERENT'}` : 'not found'}; through tsx ${f(wholeTsx)} s; start-up: dv --help ${f(startBin)} s, node -e 0 ${f(startNode)} s; other processes ${trecOther === undefined ? '?' : f(trecOther)} cores`,
 );
 
 let metricsRef: Record<string, unknown> | null = null;
@@ -159,26 +178,40 @@ const srng = createRng(7);
 const docs = Float32Array.from({ length: N * DIM }, () => srng.normal());
 const queries = Float32Array.from({ length: NQ * DIM }, () => srng.normal());
 await exactTopKOrt(queries.subarray(0, 4 * DIM), docs.subarray(0, 4096 * DIM), DIM, K); // warm-up
-t0 = performance.now();
-const top = await exactTopKOrt(queries, docs, DIM, K);
-const oursSearch = secs(t0);
+// Ours and faiss alternated SEARCH_ROUNDS times (faiss: one Python process per round, search
+// timed inside it, after its warm-up); medians of each.
+const SEARCH_ROUNDS = 3;
+const dp = join(work, 'docs.f32');
+const qp = join(work, 'queries.f32');
+const ip = join(work, 'ids.i32');
+if (hasPython) {
+  writeFileSync(dp, new Uint8Array(docs.buffer));
+  writeFileSync(qp, new Uint8Array(queries.buffer));
+}
+const searchPartStart = sampleCpu();
+const oursTimes: number[] = [];
+const faissRuns: Array<Record<string, unknown>> = [];
+let top = await exactTopKOrt(queries.subarray(0, DIM), docs.subarray(0, 4096 * DIM), DIM, K);
+for (let i = 0; i < SEARCH_ROUNDS; i++) {
+  t0 = performance.now();
+  top = await exactTopKOrt(queries, docs, DIM, K);
+  oursTimes.push(secs(t0));
+  if (hasPython) faissRuns.push(py('reference_search.py', [dp, qp, String(DIM), String(K), ip]));
+}
+const searchOther = otherProcessesCores(searchPartStart, sampleCpu());
+const oursSearch = median(oursTimes);
 // The pure-JavaScript kernel on 32 queries, scaled, for comparison.
 t0 = performance.now();
 exactTopK(queries.subarray(0, 32 * DIM), docs, DIM, K);
 const jsSearch = (secs(t0) * NQ) / 32;
 console.log(
-  `ours (onnxruntime sgemm): ${f(oursSearch)} s; pure JS kernel (scaled from 32 queries): ${f(jsSearch)} s`,
+  `ours (onnxruntime sgemm): ${oursTimes.map((x) => f(x)).join(', ')} s; pure JS kernel (scaled from 32 queries): ${f(jsSearch)} s; other processes ${searchOther === undefined ? '?' : f(searchOther)} cores`,
 );
 
 let searchRef: Record<string, unknown> | null = null;
 let overlap = Number.NaN;
 if (hasPython) {
-  const dp = join(work, 'docs.f32');
-  const qp = join(work, 'queries.f32');
-  const ip = join(work, 'ids.i32');
-  writeFileSync(dp, new Uint8Array(docs.buffer));
-  writeFileSync(qp, new Uint8Array(queries.buffer));
-  searchRef = py('reference_search.py', [dp, qp, String(DIM), String(K), ip]);
+  searchRef = { ...faissRuns.at(-1)!, search_s: median(faissRuns.map((r) => r.search_s as number)) };
   const buf = readFileSync(ip);
   const ids = new Int32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
   let same = 0;
@@ -187,7 +220,13 @@ if (hasPython) {
     for (let j = 0; j < K; j++) if (mine.has(ids[q * K + j]!)) same++;
   }
   overlap = same / (NQ * K);
-  console.log('faiss:', searchRef, 'top-100 overlap', overlap);
+  console.log(
+    'faiss:',
+    faissRuns.map((r) => f(r.search_s as number)),
+    searchRef,
+    'top-100 overlap',
+    overlap,
+  );
 }
 rmSync(work, { recursive: true, force: true });
 
@@ -207,17 +246,17 @@ const section = [
   `| compute 5 measures | ${f(oursEval)} s | ${mRef ? `${f(mRef.eval_s)} s (torchmetrics)` : 'n/a'} | ${mRef ? ratio(oursEval, mRef.eval_s) : 'n/a'} |`,
   `| total | ${f(oursRead + oursEval)} s | ${mRef ? `${f(mRef.read_s + mRef.eval_s)} s` : 'n/a'} | ${mRef ? ratio(oursRead + oursEval, mRef.read_s + mRef.eval_s) : 'n/a'} |`,
   '',
-  `**\`dv eval trec\`, whole process** (start-up, read, 5 measures, print), the same files: the built bin (\`node apps/pipeline/dist/bin/dv.js\`, best of 2) against trec_eval 9.0.8 (C)${trecEval ? '' : ': not installed on this machine (not on the local pip index; `apt-cache policy trec-eval` finds no Debian package here), so the C figure is missing and the table gives the start-up floor instead'}.`,
+  `**\`dv eval trec\`, whole process** (start-up, read, 5 measures, print), the same files: the built bin (\`node apps/pipeline/dist/bin/dv.js\`) against trec_eval 9.0.8 (C; ${trecEval ? `${found.note}, its Makefile's flags when built here` : `not found: ${found.note}`}), alternated ${ROUNDS} times, medians; other processes kept ${trecOther === undefined ? 'an unknown number of' : f(trecOther, 2)} cores busy meanwhile.${sameText === undefined ? '' : sameText ? ' The two outputs are byte-identical.' : ' **The two outputs differ.**'}`,
   '',
   '| process | time | CPU time (user + system) | time ratio (ours / reference) |',
   '|---|---|---|---|',
-  `| trec_eval 9.0.8 (C) | ${trecEval ? `${f(wholeC)} s` : 'not installed'} | ${trecEval ? `${f(cpuOf(trecEval, trecEvalArgs))} s` : 'n/a'} | ${trecEval ? '1.00x' : 'n/a'} |`,
-  `| \`dv eval trec\`, built bin | ${f(wholeBin)} s | ${f(cpuOf(process.execPath, [dvBin, ...trecArgs]))} s | ${trecEval ? ratio(wholeBin, wholeC) : 'n/a'} |`,
+  `| trec_eval 9.0.8 (C) | ${trecEval ? `${f(wholeC)} s` : 'not found'} | ${trecEval ? `${f(wholeCCpu)} s` : 'n/a'} | ${trecEval ? '1.00x' : 'n/a'} |`,
+  `| \`dv eval trec\`, built bin | ${f(wholeBin)} s | ${f(wholeBinCpu)} s | ${trecEval ? ratio(wholeBin, wholeC) : 'n/a'} |`,
   `| \`dv eval trec\`, sources through tsx (\`pnpm dv\` without pnpm) | ${f(wholeTsx)} s | ${f(cpuOf(process.execPath, tsxArgs))} s | ${trecEval ? ratio(wholeTsx, wholeC) : 'n/a'} |`,
   `| start-up: \`dv --help\`, built bin (best of 5) | ${f(startBin)} s | ${f(cpuOf(process.execPath, [dvBin, '--help']))} s | ${ratio(startBin, startNode)} of a bare \`node -e 0\` |`,
   `| start-up: \`node -e 0\` (best of 5) | ${f(startNode)} s | ${f(cpuOf(process.execPath, ['-e', '0']))} s | 1.00x |`,
   '',
-  `**Exact top-${K} over ${N.toLocaleString('en')} x ${DIM} float32 vectors, ${NQ.toLocaleString('en')} queries.** Ours: \`exactTopKOrt\` (document blocks of 16M scores through a Gemm + TopK graph in onnxruntime-node, pool threads that sleep rather than spin, blocks merged by bounded heaps in JS). Reference: faiss-cpu ${sRef?.faiss ?? ''} IndexFlatIP (${sRef?.threads ?? '?'} OpenMP threads), search only. Top-${K} sets overlap ${Number.isNaN(overlap) ? 'n/a' : `${f(overlap * 100, 3)}%`} (differences only at float32 near-ties).`,
+  `**Exact top-${K} over ${N.toLocaleString('en')} x ${DIM} float32 vectors, ${NQ.toLocaleString('en')} queries.** Ours: \`exactTopKOrt\` (document blocks of 16M scores through a Gemm + TopK graph in onnxruntime-node, pool threads that sleep rather than spin, blocks merged by bounded heaps in JS). Reference: faiss-cpu ${sRef?.faiss ?? ''} IndexFlatIP (${sRef?.threads ?? '?'} OpenMP threads), search only. Alternated ${SEARCH_ROUNDS} times, medians; other processes kept ${searchOther === undefined ? 'an unknown number of' : f(searchOther, 2)} cores busy meanwhile. Top-${K} sets overlap ${Number.isNaN(overlap) ? 'n/a' : `${f(overlap * 100, 3)}%`} (differences only at float32 near-ties).`,
   '',
   'Python reference set-up: `python3 -m venv .venv-ref && .venv-ref/bin/pip install torch torchmetrics faiss-cpu numpy` (local pip index); the script finds `.venv-ref/bin/python` or `DV_BENCH_PYTHON`.',
   '',
@@ -230,4 +269,23 @@ const section = [
 ].join('\n');
 const doc = process.env.DV_BENCH_DOC ?? join(repo, 'docs', 'benchmarks.md');
 writeBenchSection(doc, 'eval', cpu, '@dv/eval: metrics and exact search', section);
-console.log(`wrote the eval section of ${doc}`);
+// The goals table: one row per part, each with the other processes' share during that part.
+const goals: BenchGoalRow[] = [];
+if (trecEval)
+  goals.push({
+    row: '`dv eval trec`, 1M lines, whole process, vs trec_eval 9.0.8 (C)',
+    figure: `${f(wholeC / wholeBin)}x (${f(wholeBin)} s vs ${f(wholeC)} s; CPU ${f(wholeBinCpu)} s vs ${f(wholeCCpu)} s)`,
+    goal: '>= 1.0x',
+    met: wholeC / wholeBin >= 1.0,
+    otherCores: trecOther,
+  });
+if (sRef)
+  goals.push({
+    row: 'exact top-100, 100k x 256, vs faiss IndexFlatIP',
+    figure: `${f(sRef.search_s / oursSearch)}x (${f(oursSearch)} s vs ${f(sRef.search_s)} s)`,
+    goal: '>= 1.0x',
+    met: sRef.search_s / oursSearch >= 1.0,
+    otherCores: searchOther,
+  });
+if (goals.length > 0) updateBenchGoals(doc, cpu, goals);
+console.log(`wrote the eval section${goals.length > 0 ? ' and goal rows' : ''} of ${doc}`);
