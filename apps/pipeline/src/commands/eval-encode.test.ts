@@ -182,7 +182,7 @@ describe('dv eval encode + dv eval run --embeddings', () => {
     expect(missing.stderr).toMatch(/no onnx\/model_qint8\.onnx .*dv train onnx --model .* --precision int8/);
     const w = await dv(['train', 'onnx', '--model', model, '--precision', 'int8']);
     expect(w.code, w.stderr).toBe(0);
-    expect(w.stdout).toMatch(/model_qint8\.onnx \(int8, cls pooling, normalised\)/);
+    expect(w.stdout).toMatch(/model_qint8\.onnx, .*model_qint8_cls\.onnx \(int8, cls pooling, normalised\)/);
     const again = await dv(['train', 'onnx', '--model', model, '--precision', 'int8']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(
