@@ -129,6 +129,8 @@ const peak = sgemmPeak();
 console.log(`sgemm peak ${peak.toFixed(1)} GFLOP/s (${threads} threads)`);
 const load0 = loadavg()[0]!;
 const rows: string[][] = [];
+/** Other processes' share of the cores during each config's rounds (from /proc). */
+const otherCores: number[] = [];
 let versions = 'not run';
 const goals: BenchGoalRow[] = [];
 const inits = new Map<string, { init: string; layerParams: number }>();
@@ -273,7 +275,16 @@ for (const c of configs) {
   console.log(
     `config ${c.name} (${mode}): ours ${fmt(ours)} | sentence-transformers ${fmt(ref)} | ratio ${ratio} | other processes ${configOther?.toFixed(2) ?? '?'} cores`,
   );
-  rows.push([c.name, `${c.layers} / ${c.hidden} / ${c.seq}`, mode, fmt(ours), fmt(ref), ratio]);
+  rows.push([
+    c.name,
+    `${c.layers} / ${c.hidden} / ${c.seq}`,
+    mode,
+    fmt(ours),
+    fmt(ref),
+    ratio,
+    configOther === undefined ? '?' : configOther.toFixed(2),
+  ]);
+  if (configOther !== undefined) otherCores.push(configOther);
   if (ref && r !== undefined) {
     goals.push({
       row: `end-to-end trainRetriever vs sentence-transformers' trainer, config ${c.name}, ${c.cached ? 'CachedMNRL' : 'MNRL'}`,
@@ -287,10 +298,11 @@ for (const c of configs) {
 }
 function writeDocs(): void {
   const load1 = loadavg()[0]!;
+  const maxOther = otherCores.length === 0 ? undefined : Math.max(...otherCores);
   const cpu = cpuInfo().label;
   const table = [
-    '| config | layers / hidden / seq | mode | @dv/train trainRetriever | sentence-transformers trainer | ratio (examples/s) |',
-    '|---|---|---|---|---|---|',
+    '| config | layers / hidden / seq | mode | @dv/train trainRetriever | sentence-transformers trainer | ratio (examples/s) | other processes (cores) |',
+    '|---|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ].join('\n');
   const section = `\`trainRetriever\` (streamed mix, batch builder, tokenizer, encoder, InfoNCE, AdamW with clipping,
@@ -301,12 +313,12 @@ Normalize, dropout 0.1), the same max sequence length and thread count, in the s
 state: median step time after ${warmup} steps; each side's fastest of ${rounds} alternated runs. Our side computes only position 0 of the last layer
 (CLS pooling's default, same embeddings); sentence-transformers computes every position. MFU:
 model FLOPs (3 x (2 T P + 4 L T^2 H) per sequence) over the sgemm peak measured in the run
-(${peak.toFixed(1)} GFLOP/s, tf.matMul 1024^2; measured under the same contention, so MFU reads high
-and is only comparable within the run). ${versions}.
+(${peak.toFixed(1)} GFLOP/s, tf.matMul 1024^2, measured in the same run, so MFU is only comparable
+within the run). ${versions}.
 
 ${table}
 
-Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (${cpus().length} cores, ${threads} threads per side); load average ${load0.toFixed(1)} at the start and ${load1.toFixed(1)} at the end (other jobs shared the cores: absolute figures are noisy, the ratio is from the same run).
+Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (${cpus().length} cores, ${threads} threads per side); load average ${load0.toFixed(1)} at the start and ${load1.toFixed(1)} at the end (the benchmark's own threads count in it); other processes kept at most ${maxOther === undefined ? '?' : maxOther.toFixed(2)} cores busy during a config's rounds (machine busy time minus the benchmark's own and its reference child's, from /proc)${(maxOther ?? 0) > 0.2 ? ', so other jobs shared the cores: absolute figures are noisy, the ratio is from the same run' : ''}.
 Command: \`pnpm -F @dv/train bench:e2e\`.`;
   const docs = process.env.DV_BENCH_DOC ?? join(repo, 'docs', 'benchmarks.md');
   // One section per CPU family (bench:train-e2e:FAMILY markers), as the step benchmark.
