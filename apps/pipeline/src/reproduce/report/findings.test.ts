@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MixName } from '../stages/mixes-stage.js';
 import type { Comparison, MeasureRef } from './aggregate.js';
 import { evaluateFindings, FINDINGS } from './findings.js';
+import { REPORT_REGISTRY } from './report-registry.js';
 
 const iv = (lo: number, hi: number, n = 200) => ({ mean: (lo + hi) / 2, lo, hi, n, sd: 1, level: 0.95 });
 
@@ -41,6 +42,14 @@ describe('evaluateFindings', () => {
       'second-backbone',
       'dv-beyond-topics',
     ]);
+  });
+
+  it('names each claim by a registered benchmark and a measure it reports', () => {
+    for (const c of FINDINGS.flatMap((f) => f.claims)) {
+      const b = REPORT_REGISTRY.benchmarks[c.benchmark];
+      expect(b, c.benchmark).toBeDefined();
+      expect(b!.reported.map((m) => m.measure)).toContain(c.measure);
+    }
   });
 
   it('computes each verdict from the intervals', () => {
