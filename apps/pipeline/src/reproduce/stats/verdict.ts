@@ -21,12 +21,20 @@ import type { Interval } from './t-interval.js';
  * states ("a little") counts up to `magnitudeFactor` times the paper's own relative change
  * (stats/magnitude.ts). The report prints the rule's description from these values.
  */
-export const VERDICT_RULE = Object.freeze({
+export interface VerdictRule {
+  /** Confidence level of every interval (0.95). */
+  readonly level: number;
+  /** Seeds per arm a verdict needs. */
+  readonly minSeeds: number;
+  /** How many times the paper's relative size a "a little"-style claim allows. */
+  readonly magnitudeFactor: number;
+}
+
+export const VERDICT_RULE: VerdictRule = Object.freeze({
   level: 0.95,
   minSeeds: 3,
   magnitudeFactor: 2,
-} as const);
-export type VerdictRule = typeof VERDICT_RULE;
+});
 
 /** A confidence level as the report writes it: 0.95 -> "95%". */
 export const levelText = (level: number) => `${Math.round(level * 1000) / 10}%`;
@@ -55,8 +63,8 @@ const f = (x: number) => x.toFixed(2);
 
 export function claimVerdict(
   e: ClaimEvidence,
-  minSeeds: number = VERDICT_RULE.minSeeds,
-  level: number = VERDICT_RULE.level,
+  minSeeds = VERDICT_RULE.minSeeds,
+  level = VERDICT_RULE.level,
 ): ClaimVerdict {
   if (e.intervals.length === 0) return { verdict: 'inconclusive', reason: 'not measured in this run' };
   if (e.seeds < minSeeds)
