@@ -112,6 +112,8 @@ export {
   benchmarkEntry,
   benchmarkNames,
   findTask,
+  perQueryKey,
+  type ReportedMeasure,
   TASK_SOURCES,
   TASKS,
   type TaskDataSource,

@@ -37,6 +37,11 @@ describe('paper profile config', () => {
     expect(c.paper!.benchmarks).toEqual(['followir', 'infosearch', 'mair']);
     // FollowIR 3 + InfoSearch 6 + MAIR queries and docs, from the task registry
     expect(benchmarkDatasets(c.paper!).map((d) => d.key)).toHaveLength(11);
+    // the preset's datasets are the seed data and those tasks' datasets, not a second list
+    expect(c.paper!.datasets.map((d) => d.name)).toEqual([
+      'promptriever',
+      ...benchmarkDatasets(c.paper!).map((d) => d.key),
+    ]);
     expect(c.paper!.compute).toBe('gpu');
   });
   it('every value the preset sets has its provenance', () => {

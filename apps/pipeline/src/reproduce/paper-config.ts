@@ -9,6 +9,7 @@
  * DESIGN.md, "Two profiles") with the provenance of each in `sources`.
  */
 import { presets, SynthesisConfig, SynthesisJudgeName } from '@dv/core';
+import { BENCHMARKS, TASKS } from '@dv/eval';
 import { z } from 'zod';
 
 const Commit = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-hex commit');
@@ -148,19 +149,12 @@ const paperSection = {
     generalExamples: null,
     generalNegatives: 30,
   },
+  // the seed data, then every Hub dataset the benchmarks' tasks read, as the task registry lists them
   datasets: [
     'promptriever',
-    'followir-robust04',
-    'followir-news21',
-    'followir-core17',
-    'infosearch-audience',
-    'infosearch-keyword',
-    'infosearch-format',
-    'infosearch-language',
-    'infosearch-length',
-    'infosearch-source',
-    'mair-queries',
-    'mair-docs',
+    ...(['followir', 'infosearch', 'mair'] as const).flatMap((b) =>
+      BENCHMARKS[b].tasks.flatMap((t) => TASKS[t].hub),
+    ),
   ],
   models: [
     {
@@ -190,7 +184,7 @@ export const paperReproducePreset = {
     'paper.datasets[promptriever].revision':
       'no verified commit known (HUB_DATASETS note): give {"name":"promptriever","revision":"<40-hex>"}; the prerequisite check says so',
     'paper.datasets':
-      'PAPER.md: FollowIR (Robust04, News21, Core17), InfoSearch (6 dimensions), MAIR; pins in @dv/data HUB_DATASETS',
+      "PAPER.md: FollowIR (Robust04, News21, Core17), InfoSearch (6 dimensions), MAIR: the tasks' Hub datasets from the @dv/eval task registry; pins in @dv/data HUB_DATASETS",
     'paper.models[0]':
       'seed: gte-multilingual-mlm-base, the primary backbone (Hub Alibaba-NLP/gte-multilingual-mlm-base)',
     'paper.models[1]': 'seed: bge-m3-retromae, the second backbone (Hub BAAI/bge-m3-retromae)',

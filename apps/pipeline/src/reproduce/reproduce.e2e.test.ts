@@ -112,7 +112,9 @@ describe('pnpm reproduce --quick', () => {
     expect(results.findings).toHaveLength(6);
     for (const m of results.models) for (const s of m.sources) expect(existsSync(join(out, s)), s).toBe(true);
     expect(
-      results.models.find((m: { id: string }) => m.id === 'mini-bert/ins-dv/seed-13').followir.pMrr,
+      results.models.find((m: { id: string }) => m.id === 'mini-bert/ins-dv/seed-13').values[
+        'mini-followir/p-MRR'
+      ],
     ).toBeTypeOf('number');
   });
 

@@ -11,7 +11,9 @@
  *   - scoreMeasure: FollowIR's per-dataset "Score" (Weller et al. 2024, arXiv 2403.15246; mteb
  *     FollowIR tasks): MAP@1000 for Robust04 and Core17, nDCG@5 for News21 (and the mini world).
  *
- * Benchmarks (`BENCHMARKS`) group tasks; `dv eval run --benchmark NAME` and the presets name
+ * Benchmarks (`BENCHMARKS`) group tasks, and say what a report shows of them (`reported`: the
+ * main measure first, then secondary ones, each with its column label; a column's value is the
+ * plain mean over the benchmark's sets, as FollowIR's average); `dv eval run --benchmark NAME` and the presets name
  * them. A set is matched to its task by name or alias (a folder under `--data` may be named
  * `robust04`); a task with `anySet` scores every set given to it (MAIR's 100+ tasks, the mini
  * world's sets). A set that matches nothing is an error naming what is registered, never a
@@ -150,6 +152,23 @@ export const TASKS = Object.freeze({
 
 export type TaskName = keyof typeof TASKS;
 
+/**
+ * One measure a report shows for a benchmark: a column of its grid. Values are fractions in the
+ * results and `scale` x larger in the report (100: percentage points).
+ */
+export interface ReportedMeasure {
+  /** The key of a result's `scores` (per topic: of its `perQuery` rows, through `perQueryKey`). */
+  readonly measure: string;
+  /** Its name in prose and in paired differences ("p-MRR", "Score"). */
+  readonly name: string;
+  /** The column head. */
+  readonly label: string;
+  /** Multiplier from the stored fraction to the shown value (default 100). */
+  readonly scale?: number;
+  /** Measured on this split of the benchmark's queries rather than its own sets (the mini world's `seen` wording). */
+  readonly split?: string;
+}
+
 export interface BenchmarkEntry {
   readonly name: string;
   readonly aliases: readonly string[];
@@ -157,6 +176,12 @@ export interface BenchmarkEntry {
   readonly tasks: readonly TaskName[];
   /** Where its sets come from, for help texts. */
   readonly source: string;
+  /** What a report shows of it: the main measure first (the tasks' `mainMeasure`), then secondary ones. */
+  readonly reported: readonly ReportedMeasure[];
+  /** The benchmark whose form it has (the mini world's stand-ins): a claim about that one is checked on this one. */
+  readonly standsFor?: string;
+  /** The report's label for its breakdown of the main measure (per set, or per changed lever). */
+  readonly breakdown?: string;
 }
 
 export const BENCHMARKS = Object.freeze({
@@ -167,6 +192,10 @@ export const BENCHMARKS = Object.freeze({
     tasks: ['Robust04InstructionRetrieval', 'News21InstructionRetrieval', 'Core17InstructionRetrieval'],
     source:
       'Hub (pinned; cache first), or --data DIR with one FollowIR v1 folder per set, named after the set (robust04, news21, core17 or the mteb task name)',
+    reported: [
+      { measure: 'p-MRR', name: 'p-MRR', label: 'FollowIR p-MRR' },
+      { measure: 'score', name: 'Score', label: 'FollowIR Score' },
+    ],
   },
   infosearch: {
     name: 'infosearch',
@@ -182,6 +211,8 @@ export const BENCHMARKS = Object.freeze({
     ],
     source:
       'Hub (pinned; cache first), or --data DIR with one InfoSearch folder per dimension (audience, ...)',
+    reported: [{ measure: 'p-MRR', name: 'p-MRR', label: 'InfoSearch p-MRR' }],
+    breakdown: 'InfoSearch (dimension)',
   },
   mair: {
     name: 'mair',
@@ -189,6 +220,7 @@ export const BENCHMARKS = Object.freeze({
     profile: 'mair',
     tasks: ['MAIR'],
     source: '--data DIR with <task>/queries.jsonl and <task>/docs.jsonl per task',
+    reported: [{ measure: 'ndcg_cut_10', name: 'nDCG@10', label: 'MAIR nDCG@10' }],
   },
   'mini-followir': {
     name: 'mini-followir',
@@ -196,6 +228,13 @@ export const BENCHMARKS = Object.freeze({
     profile: 'followir',
     tasks: ['mini-followir'],
     source: "--data DIR, a mini world built by 'dv data build-mini' (its FollowIR-form benchmark)",
+    reported: [
+      { measure: 'p-MRR', name: 'p-MRR', label: 'FollowIR-form p-MRR' },
+      { measure: 'score', name: 'Score', label: 'Score (nDCG@5)' },
+      { measure: 'p-MRR', name: 'p-MRR', label: 'p-MRR, seen wording', split: 'seen' },
+    ],
+    standsFor: 'followir',
+    breakdown: 'FollowIR-form (changed lever)',
   },
   'mini-infosearch': {
     name: 'mini-infosearch',
@@ -203,6 +242,9 @@ export const BENCHMARKS = Object.freeze({
     profile: 'infosearch',
     tasks: ['mini-infosearch'],
     source: '--data DIR, a mini world (its InfoSearch-style sets, one per lever with topics)',
+    reported: [{ measure: 'p-MRR', name: 'p-MRR', label: 'InfoSearch-style p-MRR' }],
+    standsFor: 'infosearch',
+    breakdown: 'InfoSearch-style',
   },
 } as const satisfies Record<string, BenchmarkEntry>);
 
@@ -252,6 +294,15 @@ export function taskForSet(benchmark: BenchmarkEntry, setName: string, where?: s
     `set '${setName}' is not a registered ${benchmark.name} task (${names.join('; ')}); its scoring (e.g. the FollowIR Score measure) would be a guess`,
     where,
   );
+}
+
+/**
+ * The `perQuery` key holding a topic's value of `measure` in a result of `task`: the measure
+ * itself, except FollowIR's `score`, which per topic is the og run's Score measure
+ * (`og_map_cut_1000` for Robust04, benchmark-profiles.ts).
+ */
+export function perQueryKey(task: Pick<TaskMetadata, 'scoreMeasure'>, measure: string): string {
+  return measure === 'score' && task.scoreMeasure ? `og_${task.scoreMeasure.replace('.', '_')}` : measure;
 }
 
 /** The @dv/data entries (repo + revision) a task reads from `source` (default `paper`). */

@@ -1,39 +1,41 @@
 /**
- * The paper's table shape from per-model results: rows Ins-orig / Ins-DV / All-orig / All-DV per
- * backbone with mean +- 95% CI over seeds (t), and the paired differences between mixes:
- * per topic, each mix's seed-averaged value, then a t interval over topics of the difference
- * (the verdicts' evidence), plus the Welch interval over seeds of the difference in means.
- * All values x100.
+ * The paper's table shape from per-model result records, as a grid: rows Ins-orig / Ins-DV /
+ * All-orig / All-DV per backbone, columns the registry's reported (benchmark, measure) pairs
+ * (report-registry.ts), each cell the mean with its t interval over seeds at the verdict rule's
+ * level (stats/verdict.ts). A model's value in a column is the plain mean over the benchmark's
+ * sets. Paired differences between mixes on a (benchmark, measure): per topic, each mix's
+ * seed-averaged value, then a t interval over topics of the difference (the verdicts' evidence),
+ * plus the Welch interval over seeds of the difference in means. Values x scale (100).
  */
 import type { MixName } from '../stages/mixes-stage.js';
 import { ALL_MIXES } from '../stages/mixes-stage.js';
 import { pooledSd, seedsNeeded } from '../stats/seeds-needed.js';
 import { type Interval, meanCi, pairedDiffCi, welchDiffCi } from '../stats/t-interval.js';
+import { VERDICT_RULE } from '../stats/verdict.js';
 import type { ModelResults } from './collect-results.js';
+import type { Column } from './report-registry.js';
 
-export const METRICS = [
-  'pMrr',
-  'score',
-  'seenPMrr',
-  'infosearchPMrr',
-  'viewAccuracy',
-  'bothRight',
-  'mairNdcg',
-] as const;
-export type Metric = (typeof METRICS)[number];
+/** A (benchmark, measure) on the benchmark's own sets, or on a split of its queries. */
+export interface MeasureRef {
+  benchmark: string;
+  measure: string;
+  split?: string | null;
+}
 
 export interface TableRow {
   backbone: string;
   mix: MixName;
   seeds: number[];
-  metrics: Record<Metric, Interval>;
+  /** Column key (report-registry.ts columnKey) -> mean and interval over seeds, x scale. */
+  values: Record<string, Interval>;
 }
 
 export interface Comparison {
   backbone: string;
   a: MixName;
   b: MixName;
-  metric: 'pMrr' | 'score';
+  benchmark: string;
+  measure: string;
   /** t over topics of the seed-averaged per-topic difference a - b. */
   perTopic: Interval;
   /** Welch over seeds of mean(a) - mean(b). */
@@ -47,26 +49,25 @@ export interface Comparison {
   seedsNeeded: number | null;
 }
 
-export function metricOf(r: ModelResults, m: Metric): number | undefined {
-  switch (m) {
-    case 'pMrr':
-      return r.followir?.pMrr;
-    case 'score':
-      return r.followir?.score;
-    case 'seenPMrr':
-      return r.followirSeen?.pMrr;
-    case 'infosearchPMrr':
-      return r.infosearch?.pMrr;
-    case 'viewAccuracy':
-      return r.dev?.viewAccuracy;
-    case 'bothRight':
-      return r.dev?.bothRight;
-    case 'mairNdcg':
-      return r.mair?.ndcg10;
-  }
+const level = VERDICT_RULE.level;
+
+const recordsOf = (r: ModelResults, m: MeasureRef) =>
+  r.records.filter((x) => x.benchmark === m.benchmark && x.split === (m.split ?? null));
+
+/** A model's value (a fraction): the plain mean over the benchmark's sets; undefined when not evaluated. */
+export function columnValue(r: ModelResults, m: MeasureRef): number | undefined {
+  const rs = recordsOf(r, m);
+  if (rs.length === 0) return undefined;
+  return rs.map((x) => x.measures[m.measure] ?? Number.NaN).reduce((a, b) => a + b, 0) / rs.length;
 }
 
-const x100 = (v: number) => 100 * v;
+/** Per-topic values (fractions) over the benchmark's sets, keyed `<set>/<topic>`. */
+export function perTopicOf(r: ModelResults, m: MeasureRef): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const x of recordsOf(r, m))
+    for (const [q, v] of Object.entries(x.perTopic[m.measure] ?? {})) out[`${x.set}/${q}`] = v;
+  return out;
+}
 
 function trained(results: readonly ModelResults[], backbone: string, mix: MixName): ModelResults[] {
   return results.filter(
@@ -74,57 +75,56 @@ function trained(results: readonly ModelResults[], backbone: string, mix: MixNam
   );
 }
 
-export function tableRows(results: readonly ModelResults[], backbones: readonly string[]): TableRow[] {
+export function tableRows(
+  results: readonly ModelResults[],
+  backbones: readonly string[],
+  columns: readonly Column[],
+): TableRow[] {
   const rows: TableRow[] = [];
   for (const backbone of backbones)
     for (const mix of ALL_MIXES) {
       const rs = trained(results, backbone, mix);
       if (rs.length === 0) continue;
-      const metrics = Object.fromEntries(
-        METRICS.map((m) => [
-          m,
+      const values = Object.fromEntries(
+        columns.map((c) => [
+          c.key,
           meanCi(
             rs
-              .map((r) => metricOf(r, m))
+              .map((r) => columnValue(r, c))
               .filter((v): v is number => v !== undefined)
-              .map(x100),
+              .map((v) => c.scale * v),
+            level,
           ),
         ]),
-      ) as Record<Metric, Interval>;
+      );
       rows.push({
         backbone,
         mix,
         seeds: rs.map((r) => (r.model.kind === 'trained' ? r.model.seed : 0)),
-        metrics,
+        values,
       });
     }
   return rows;
 }
 
-/** Per-topic values averaged over the seeds that have the topic. */
+/** Per-topic values averaged over the seeds that have the topic, x scale. */
 export function seedAveragedPerTopic(
   rs: readonly ModelResults[],
-  metric: 'pMrr' | 'score',
+  m: MeasureRef,
+  scale = 100,
 ): Record<string, number> {
   const sum = new Map<string, [number, number]>();
-  for (const r of rs) {
-    const per = metric === 'pMrr' ? r.followir?.perTopicPMrr : r.followir?.perTopicScore;
-    for (const [q, v] of Object.entries(per ?? {})) {
+  for (const r of rs)
+    for (const [q, v] of Object.entries(perTopicOf(r, m))) {
       const s = sum.get(q) ?? [0, 0];
       sum.set(q, [s[0] + v, s[1] + 1]);
     }
-  }
-  return Object.fromEntries([...sum.entries()].map(([q, [s, n]]) => [q, x100(s / n)]));
+  return Object.fromEntries([...sum.entries()].map(([q, [s, n]]) => [q, scale * (s / n)]));
 }
 
-/** A model's FollowIR-form value as the mean over `topics` of its per-topic values. */
-function meanOverTopics(
-  r: ModelResults,
-  metric: 'pMrr' | 'score',
-  topics: ReadonlySet<string>,
-): number | undefined {
-  const per = metric === 'pMrr' ? r.followir?.perTopicPMrr : r.followir?.perTopicScore;
-  const vs = Object.entries(per ?? {})
+/** A model's value as the mean over `topics` of its per-topic values. */
+function meanOverTopics(r: ModelResults, m: MeasureRef, topics: ReadonlySet<string>): number | undefined {
+  const vs = Object.entries(perTopicOf(r, m))
     .filter(([q]) => topics.has(q))
     .map(([, v]) => v);
   return vs.length ? vs.reduce((x, y) => x + y, 0) / vs.length : undefined;
@@ -134,42 +134,45 @@ const only = (per: Record<string, number>, topics?: ReadonlySet<string>) =>
   topics ? Object.fromEntries(Object.entries(per).filter(([q]) => topics.has(q))) : per;
 
 /**
- * Mix a against mix b on one metric: intervals over topics and over seeds. With `topics`, both
- * are taken on those topics only (each seed's value is its mean over them).
+ * Mix a against mix b on one (benchmark, measure): intervals over topics and over seeds. With
+ * `topics`, both are taken on those topics only (each seed's value is its mean over them).
  */
 export function compare(
   results: readonly ModelResults[],
   backbone: string,
   a: MixName,
   b: MixName,
-  metric: 'pMrr' | 'score',
+  m: MeasureRef,
   topics?: ReadonlySet<string>,
+  scale = 100,
 ): Comparison | null {
   const ra = trained(results, backbone, a);
   const rb = trained(results, backbone, b);
   if (ra.length === 0 || rb.length === 0) return null;
-  const valueFor = (r: ModelResults) => (topics ? meanOverTopics(r, metric, topics) : metricOf(r, metric));
+  const valueFor = (r: ModelResults) => (topics ? meanOverTopics(r, m, topics) : columnValue(r, m));
   const va = ra
     .map(valueFor)
     .filter((v): v is number => v !== undefined)
-    .map(x100);
+    .map((v) => scale * v);
   const vb = rb
     .map(valueFor)
     .filter((v): v is number => v !== undefined)
-    .map(x100);
+    .map((v) => scale * v);
   return {
     backbone,
     a,
     b,
-    metric,
+    benchmark: m.benchmark,
+    measure: m.measure,
     perTopic: pairedDiffCi(
-      only(seedAveragedPerTopic(ra, metric), topics),
-      only(seedAveragedPerTopic(rb, metric), topics),
+      only(seedAveragedPerTopic(ra, m, scale), topics),
+      only(seedAveragedPerTopic(rb, m, scale), topics),
+      level,
     ),
-    overSeeds: welchDiffCi(va, vb),
+    overSeeds: welchDiffCi(va, vb, level),
     seeds: Math.min(va.length, vb.length),
     referenceMean: vb.length ? vb.reduce((x, y) => x + y, 0) / vb.length : Number.NaN,
     seedSd: pooledSd(va, vb),
-    seedsNeeded: seedsNeeded(welchDiffCi(va, vb).mean, pooledSd(va, vb)),
+    seedsNeeded: seedsNeeded(welchDiffCi(va, vb, level).mean, pooledSd(va, vb), { level }),
   };
 }

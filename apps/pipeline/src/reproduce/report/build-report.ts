@@ -1,22 +1,46 @@
 /**
- * Assembles everything the report shows from the run folder: per-model results, the paper-shape
- * table, paired comparisons, verdicts, per-lever p-MRR, training curves, a sample of synthesized
- * pairs and the stage wall times. Pure reading: every value comes from a stage's files.
+ * Assembles everything the report shows from the run folder: per-model result records, the
+ * paper-shape grid (columns from the registry: report-registry.ts), paired comparisons on the
+ * (benchmark, measure) pairs the findings name, verdicts, the main measure per lever, training
+ * curves, a sample of synthesized pairs and the stage wall times. Pure reading: every value
+ * comes from a stage's files. The registry, the eval folders and the findings are arguments
+ * (defaults: REPORT_REGISTRY, the profile's eval stage outputs, FINDINGS).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import { gitState, readJsonlAll, SeedExample, SynthesisRecord } from '@dv/core';
 import { loadMiniWorld, MINI_FILES } from '@dv/data';
+import { requirePaper } from '../internal/paper-hub.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageRecord } from '../stage.js';
-import type { ModelRef } from '../stages/eval-stage.js';
+import { MINI_EVAL_OUTPUTS, type ModelRef } from '../stages/eval-stage.js';
 import { ALL_MIXES, type MixName } from '../stages/mixes-stage.js';
+import { hubEvalOutputs } from '../stages/paper/hub-eval-stage.js';
 import { SYNTH_DIRS } from '../stages/synth-stage.js';
-import { type Comparison, compare, seedAveragedPerTopic, type TableRow, tableRows } from './aggregate.js';
+import {
+  type Comparison,
+  columnValue,
+  compare,
+  type MeasureRef,
+  perTopicOf,
+  seedAveragedPerTopic,
+  type TableRow,
+  tableRows,
+} from './aggregate.js';
 import { collectModelResults, type ModelResults } from './collect-results.js';
-import { evaluateFindings, type FindingResult } from './findings.js';
+import { evaluateFindings, FINDINGS, type Finding, type FindingResult } from './findings.js';
 import type { CurvePoint, LeverPoint, ScorePoint } from './plots.js';
+import {
+  type Column,
+  mainMeasure,
+  measureName,
+  REPORT_REGISTRY,
+  type ReportRegistry,
+  reportColumns,
+  resolveBenchmark,
+} from './report-registry.js';
+import type { EvalOutput } from './result-record.js';
 
 export interface PairSample {
   seedId: string;
@@ -52,6 +76,18 @@ export interface ReportData {
   }[];
   stageSeconds: number;
   models: ModelResults[];
+  registry: ReportRegistry;
+  /** The eval folders read, in column order. */
+  outputs: readonly EvalOutput[];
+  /** The grid's columns: the registry's reported (benchmark, measure) pairs of the run's benchmarks. */
+  columns: Column[];
+  /**
+   * The benchmark the first finding is about (as resolved in this run), its main-measure column
+   * and its second column: the neutral-topics section, the breakdown by lever and the scatter plot.
+   */
+  headline: { benchmark: string; main: Column; second: Column | null } | null;
+  /** Prose name of a measure ("p-MRR"), keyed `<benchmark>/<measure>` (findings' and run benchmarks). */
+  names: Record<string, string>;
   rows: TableRow[];
   baselines: ModelResults[];
   comparisons: Comparison[];
@@ -126,18 +162,58 @@ async function pairSamples(worldDir: string, synthDir: string, max: number): Pro
   return out;
 }
 
+/** The eval stage folders of a profile (the mini benchmarks, or the configured Hub benchmarks). */
+export function profileEvalOutputs(config: ReproduceConfig): readonly EvalOutput[] {
+  return config.profile === 'paper' ? hubEvalOutputs(requirePaper(config).benchmarks) : MINI_EVAL_OUTPUTS;
+}
+
 export async function buildReport(input: {
   runDir: string;
   config: ReproduceConfig;
   models: readonly ModelRef[];
   records: ReadonlyMap<string, StageRecord>;
   stageDirOf: (id: string) => string;
+  /** Default REPORT_REGISTRY. */
+  registry?: ReportRegistry;
+  /** Default profileEvalOutputs(config). */
+  outputs?: readonly EvalOutput[];
+  /** Default FINDINGS. */
+  findings?: readonly Finding[];
 }): Promise<ReportData> {
   const { runDir, config, records } = input;
+  const registry = input.registry ?? REPORT_REGISTRY;
+  const outputs = input.outputs ?? profileEvalOutputs(config);
+  const findingList = input.findings ?? FINDINGS;
   const models = input.models
     .filter((m) => records.has(`eval/${m.id}`))
-    .map((m) => collectModelResults(runDir, input.stageDirOf(`eval/${m.id}`), m, config.profile === 'paper'));
-  const rows = tableRows(models, config.backbones);
+    .map((m) => collectModelResults(runDir, input.stageDirOf(`eval/${m.id}`), m, outputs, registry));
+  const columns = reportColumns(registry, outputs);
+  const rows = tableRows(models, config.backbones, columns);
+  const resolve = (name: string) => resolveBenchmark(registry, outputs, name);
+  const names: Record<string, string> = {};
+  for (const f of findingList)
+    for (const c of f.claims)
+      names[`${c.benchmark}/${c.measure}`] = measureName(registry, resolve(c.benchmark), c.measure);
+  for (const c of columns) names[`${c.benchmark}/${c.measure}`] ??= c.name;
+  // the benchmarks the findings are about, as this run evaluated them, and the columns of each
+  // on its own sets: the paired differences run over every one
+  const compared = [
+    ...new Set(
+      findingList
+        .flatMap((f) => f.claims.map((c) => resolve(c.benchmark)))
+        .filter((b): b is string => b !== null),
+    ),
+  ];
+  const headlineName = compared[0] ?? null;
+  const own = (b: string) => columns.filter((c) => c.benchmark === b && !c.split);
+  const headline =
+    headlineName === null
+      ? null
+      : (() => {
+          const cs = own(headlineName);
+          const main = cs.find((c) => c.measure === mainMeasure(registry, headlineName)) ?? cs[0];
+          return main ? { benchmark: headlineName, main, second: cs.find((c) => c !== main) ?? null } : null;
+        })();
   const comparisons: Comparison[] = [];
   const pairs: [MixName, MixName][] = [
     ['ins-dv', 'ins-orig'],
@@ -148,22 +224,27 @@ export async function buildReport(input: {
     ['all-dv', 'all-orig-tm'],
     ['ins-orig-tm', 'ins-orig'],
   ];
-  for (const backbone of config.backbones)
-    for (const [a, b] of pairs)
-      for (const metric of ['pMrr', 'score'] as const) {
-        const c = compare(models, backbone, a, b, metric);
-        if (c) comparisons.push(c);
-      }
-  // Topics where word matching neither helps nor hurts (issue 26): the rule's per-topic p-MRR
-  // equals BM25's there, so a model's p-MRR on them owes nothing to the added words.
-  const bm25 = models.find((m) => m.model.kind === 'bm25')?.followir?.perTopicPMrr;
-  const rule = models.find((m) => m.model.kind === 'lexical')?.followir?.perTopicPMrr;
+  for (const bench of compared)
+    for (const backbone of config.backbones)
+      for (const [a, b] of pairs)
+        for (const col of own(bench)) {
+          const c = compare(models, backbone, a, b, col, undefined, col.scale);
+          if (c) comparisons.push(c);
+        }
+  // Topics where word matching neither helps nor hurts (issue 26): the rule's per-topic main
+  // measure (p-MRR) equals BM25's there, so a model's value on them owes nothing to the added words.
+  const mainOf = (m: ModelResults | undefined) =>
+    m && headline && m.records.some((r) => r.benchmark === headline.benchmark && !r.split)
+      ? perTopicOf(m, headline.main)
+      : undefined;
+  const bm25 = mainOf(models.find((m) => m.model.kind === 'bm25'));
+  const rule = mainOf(models.find((m) => m.model.kind === 'lexical'));
   let neutral: ReportData['neutral'] = null;
-  if (bm25 && rule) {
+  if (bm25 && rule && headline) {
     const topics = new Set(
       Object.keys(bm25).filter((q) => q in rule && Math.abs(rule[q]! - bm25[q]!) < 1e-12),
     );
-    const headline: [MixName, MixName][] = [
+    const headlinePairs: [MixName, MixName][] = [
       ['ins-dv', 'ins-orig'],
       ['all-dv', 'all-orig'],
       ['ins-dv', 'ins-orig-tm'],
@@ -171,21 +252,33 @@ export async function buildReport(input: {
     ];
     const cs: Comparison[] = [];
     for (const backbone of config.backbones)
-      for (const [a, b] of headline) {
-        const c = compare(models, backbone, a, b, 'pMrr', topics);
+      for (const [a, b] of headlinePairs) {
+        const c = compare(models, backbone, a, b, headline.main, topics, headline.main.scale);
         if (c) cs.push(c);
       }
     neutral = { topics: topics.size, of: Object.keys(bm25).length, comparisons: cs };
   }
   const findings = evaluateFindings(
     config.backbones,
-    (backbone, a, b, metric) =>
-      comparisons.find((c) => c.backbone === backbone && c.a === a && c.b === b && c.metric === metric) ??
-      null,
+    (backbone, a, b, m: MeasureRef) => {
+      const bench = resolve(m.benchmark);
+      return (
+        comparisons.find(
+          (c) =>
+            c.backbone === backbone &&
+            c.a === a &&
+            c.b === b &&
+            c.benchmark === bench &&
+            c.measure === m.measure,
+        ) ?? null
+      );
+    },
+    { findings: findingList },
   );
 
-  // Per-lever p-MRR: FollowIR-form topics grouped by the changed instruction's lever (mini world),
-  // InfoSearch per set (per dimension on the Hub benchmark).
+  // The main measure per lever: the headline benchmark's topics grouped by the changed
+  // instruction's lever (mini world), and per set every other benchmark with a breakdown whose
+  // main measure is the headline's (InfoSearch per dimension).
   const paper = config.profile === 'paper';
   const leverOf = paper
     ? null
@@ -203,34 +296,45 @@ export async function buildReport(input: {
       );
       if (rs.length === 0) continue;
       const label = `${config.backbones.length > 1 ? `${backbone} ` : ''}${mixLabel(mix)}`;
-      const perTopic = leverOf ? seedAveragedPerTopic(rs, 'pMrr') : {};
+      if (!headline) continue;
+      const perTopic = leverOf ? seedAveragedPerTopic(rs, headline.main, headline.main.scale) : {};
       const byLever = new Map<string, number[]>();
       for (const [q, v] of Object.entries(perTopic)) {
-        const l = leverOf?.get(q) ?? 'unknown';
+        const l = leverOf?.get(q.slice(q.indexOf('/') + 1)) ?? 'unknown';
         byLever.set(l, [...(byLever.get(l) ?? []), v]);
       }
+      const headlineLabel = registry.benchmarks[headline.benchmark]?.breakdown ?? headline.benchmark;
       for (const [lever, vs] of [...byLever.entries()].sort())
         levers.push({
-          benchmark: 'FollowIR-form (changed lever)',
+          benchmark: headlineLabel,
           lever,
           mix: label,
           pMrr: vs.reduce((a, b) => a + b, 0) / vs.length,
         });
-      const info = new Map<string, number[]>();
-      for (const r of rs)
-        for (const [l, v] of Object.entries(r.infosearch?.byLever ?? {}))
-          info.set(l, [...(info.get(l) ?? []), 100 * v]);
-      for (const [lever, vs] of [...info.entries()].sort())
-        levers.push({
-          benchmark: paper ? 'InfoSearch (dimension)' : 'InfoSearch-style',
-          lever,
-          mix: label,
-          pMrr: vs.reduce((a, b) => a + b, 0) / vs.length,
-        });
+      for (const col of columns) {
+        const breakdown = registry.benchmarks[col.benchmark]?.breakdown;
+        if (col.benchmark === headline.benchmark || col.split || !breakdown) continue;
+        if (col.measure !== headline.main.measure || col.measure !== mainMeasure(registry, col.benchmark))
+          continue;
+        // one value per set, named by the set's last part (InfoSearch-Audience -> audience)
+        const bySet = new Map<string, number[]>();
+        for (const r of rs)
+          for (const x of r.records.filter((x) => x.benchmark === col.benchmark && !x.split)) {
+            const l = x.set.replace(/^.*-/, '').toLowerCase();
+            bySet.set(l, [...(bySet.get(l) ?? []), col.scale * (x.measures[col.measure] ?? Number.NaN)]);
+          }
+        for (const [lever, vs] of [...bySet.entries()].sort())
+          levers.push({
+            benchmark: breakdown,
+            lever,
+            mix: label,
+            pMrr: vs.reduce((a, b) => a + b, 0) / vs.length,
+          });
+      }
     }
 
   const scorePoints: ScorePoint[] = models
-    .filter((r) => r.followir)
+    .filter((r) => headline?.second && columnValue(r, headline.main) !== undefined)
     .map((r) => ({
       model: r.model.id,
       group:
@@ -242,8 +346,8 @@ export async function buildReport(input: {
               ? 'BM25 + lexical rule'
               : 'untrained',
       backbone: r.model.kind === 'bm25' || r.model.kind === 'lexical' ? r.model.id : r.model.backbone,
-      pMrr: 100 * r.followir!.pMrr,
-      score: 100 * r.followir!.score,
+      pMrr: headline!.main.scale * columnValue(r, headline!.main)!,
+      score: headline!.second!.scale * (columnValue(r, headline!.second!) ?? Number.NaN),
     }));
   const curves: CurvePoint[] = [];
   for (const m of input.models)
@@ -283,6 +387,11 @@ export async function buildReport(input: {
     stages,
     stageSeconds: stages.reduce((a, s) => a + s.seconds, 0),
     models,
+    registry,
+    outputs,
+    columns,
+    headline,
+    names,
     rows,
     baselines: models.filter((r) => r.model.kind !== 'trained'),
     comparisons,

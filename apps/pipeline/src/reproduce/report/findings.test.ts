@@ -1,25 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { MixName } from '../stages/mixes-stage.js';
-import type { Comparison } from './aggregate.js';
+import type { Comparison, MeasureRef } from './aggregate.js';
 import { evaluateFindings, FINDINGS } from './findings.js';
+import { REPORT_REGISTRY } from './report-registry.js';
 
 const iv = (lo: number, hi: number, n = 200) => ({ mean: (lo + hi) / 2, lo, hi, n, sd: 1, level: 0.95 });
 
-/** Comparisons from a table of (backbone, a, b, metric) -> interval over topics [, over seeds]. */
+/** Comparisons from a table of (backbone, a, b, measure) -> interval over topics [, over seeds]. */
 function lookup(
   table: Record<string, [number, number] | [number, number, number, number]>,
   seeds = 3,
   referenceMean = 50,
 ) {
-  return (backbone: string, a: MixName, b: MixName, metric: 'pMrr' | 'score'): Comparison | null => {
-    const t = table[`${backbone}:${a}-${b}:${metric}`];
+  return (backbone: string, a: MixName, b: MixName, m: MeasureRef): Comparison | null => {
+    const t = table[`${backbone}:${a}-${b}:${m.measure}`];
     if (!t) return null;
     const overSeeds = t.length === 4 ? iv(t[2], t[3], seeds) : iv(t[0], t[1], seeds);
     return {
       backbone,
       a,
       b,
-      metric,
+      benchmark: m.benchmark,
+      measure: m.measure,
       perTopic: iv(t[0], t[1]),
       overSeeds,
       seeds,
@@ -42,20 +44,28 @@ describe('evaluateFindings', () => {
     ]);
   });
 
+  it('names each claim by a registered benchmark and a measure it reports', () => {
+    for (const c of FINDINGS.flatMap((f) => f.claims)) {
+      const b = REPORT_REGISTRY.benchmarks[c.benchmark];
+      expect(b, c.benchmark).toBeDefined();
+      expect(b!.reported.map((m) => m.measure)).toContain(c.measure);
+    }
+  });
+
   it('computes each verdict from the intervals', () => {
     const r = evaluateFindings(
       ['bert', 'gte'],
       lookup({
-        'bert:ins-dv-ins-orig:pMrr': [0.5, 3], // up: yes
-        'bert:all-dv-all-orig:pMrr': [0.2, 4], // up: yes
+        'bert:ins-dv-ins-orig:p-MRR': [0.5, 3], // up: yes
+        'bert:all-dv-all-orig:p-MRR': [0.2, 4], // up: yes
         'bert:ins-dv-ins-orig:score': [-3, -1, -9, 4], // down over topics, but the seeds span 0
         'bert:all-dv-all-orig:score': [-3, -1], // up claimed, interval below 0
-        'bert:all-orig-ins-orig:pMrr': [-5, -2], // down: yes
-        'bert:all-dv-ins-dv:pMrr': [-4, -0.1], // down: yes
-        'gte:ins-dv-ins-orig:pMrr': [1, 2],
-        'gte:all-dv-all-orig:pMrr': [-0.5, 2],
-        'bert:ins-dv-ins-orig-tm:pMrr': [0.3, 1.5],
-        'bert:all-dv-all-orig-tm:pMrr': [0.1, 2],
+        'bert:all-orig-ins-orig:p-MRR': [-5, -2], // down: yes
+        'bert:all-dv-ins-dv:p-MRR': [-4, -0.1], // down: yes
+        'gte:ins-dv-ins-orig:p-MRR': [1, 2],
+        'gte:all-dv-all-orig:p-MRR': [-0.5, 2],
+        'bert:ins-dv-ins-orig-tm:p-MRR': [0.3, 1.5],
+        'bert:all-dv-all-orig-tm:p-MRR': [0.1, 2],
       }),
     );
     const v = Object.fromEntries(r.map((f) => [f.finding.id, f.verdict]));
@@ -88,7 +98,7 @@ describe('evaluateFindings', () => {
   });
 
   it('says what is missing: a second backbone, or enough seeds', () => {
-    const one = evaluateFindings(['bert'], lookup({ 'bert:ins-dv-ins-orig:pMrr': [1, 2] }, 1));
+    const one = evaluateFindings(['bert'], lookup({ 'bert:ins-dv-ins-orig:p-MRR': [1, 2] }, 1));
     expect(one[4]!.verdict).toBe('inconclusive');
     expect(one[4]!.claims[0]!.reason).toMatch(/--backbones all/);
     expect(one[0]!.claims[0]!.reason).toMatch(/1 seed\(s\); a verdict needs at least 3/);

@@ -1,19 +1,31 @@
 /**
  * The paper's five directional findings (shared/PAPER.md, "Findings to reproduce in direction")
- * as data: each is a set of claims "mix A minus mix B on a metric is positive/negative" on the
- * first or the second backbone, with the paper's own difference beside (its table, x100).
+ * as data: each is a set of claims "mix A minus mix B on a (benchmark, measure) is
+ * positive/negative" on the first or the second backbone, with the paper's own difference beside
+ * (its table, x100). A claim names its benchmark and measure as the task registry does
+ * (`followir`, `p-MRR`); the report resolves the benchmark to the one the run evaluated
+ * (report-registry.ts: the mini world's FollowIR form stands for `followir`).
  * `evaluateFindings` turns the run's intervals of each difference - over topics and over seeds -
  * into verdicts (stats/verdict.ts).
  */
 import type { MixName } from '../stages/mixes-stage.js';
 import { type MagnitudeCheck, type MagnitudeClaim, magnitudeCheck } from '../stats/magnitude.js';
-import { type ClaimVerdict, claimVerdict, combineVerdicts, type Verdict } from '../stats/verdict.js';
-import type { Comparison } from './aggregate.js';
+import {
+  type ClaimVerdict,
+  claimVerdict,
+  combineVerdicts,
+  VERDICT_RULE,
+  type Verdict,
+} from '../stats/verdict.js';
+import type { Comparison, MeasureRef } from './aggregate.js';
 
 export interface Claim {
   a: MixName;
   b: MixName;
-  metric: 'pMrr' | 'score';
+  /** The task-registry benchmark the claim is about. */
+  benchmark: string;
+  /** The measure (a key of its results' scores). */
+  measure: string;
   direction: 'up' | 'down';
   backbone: 'first' | 'second';
   /** The paper's a - b (x100), with what it compares. */
@@ -48,7 +60,8 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
       {
         a: 'ins-dv',
         b: 'ins-orig',
-        metric: 'pMrr',
+        benchmark: 'followir',
+        measure: 'p-MRR',
         direction: 'up',
         backbone: 'first',
         paper: { value: d(P.insDv[0], P.insOrig[0]), note: '7.57 vs 5.21' },
@@ -56,7 +69,8 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
       {
         a: 'all-dv',
         b: 'all-orig',
-        metric: 'pMrr',
+        benchmark: 'followir',
+        measure: 'p-MRR',
         direction: 'up',
         backbone: 'first',
         paper: { value: d(P.allDv[0], P.allOrig[0]), note: '8.30 vs 5.27' },
@@ -70,12 +84,18 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
       {
         a: 'ins-dv',
         b: 'ins-orig',
-        metric: 'score',
+        benchmark: 'followir',
+        measure: 'score',
         direction: 'down',
         backbone: 'first',
         paper: { value: d(P.insDv[1], P.insOrig[1]), note: '19.73 vs 21.33' },
-        // "costs a little": at most twice the paper's relative cost (-7.5%), i.e. up to -15%
-        magnitude: { paperRelative: rel(P.insDv[1], P.insOrig[1]), factor: 2, wording: 'a little' },
+        // "costs a little": at most the rule's factor (2) times the paper's relative cost (-7.5%),
+        // i.e. up to -15%
+        magnitude: {
+          paperRelative: rel(P.insDv[1], P.insOrig[1]),
+          factor: VERDICT_RULE.magnitudeFactor,
+          wording: 'a little',
+        },
       },
     ],
   },
@@ -86,7 +106,8 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
       {
         a: 'all-dv',
         b: 'all-orig',
-        metric: 'pMrr',
+        benchmark: 'followir',
+        measure: 'p-MRR',
         direction: 'up',
         backbone: 'first',
         paper: { value: d(P.allDv[0], P.allOrig[0]), note: '8.30 vs 5.27' },
@@ -94,7 +115,8 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
       {
         a: 'all-dv',
         b: 'all-orig',
-        metric: 'score',
+        benchmark: 'followir',
+        measure: 'score',
         direction: 'up',
         backbone: 'first',
         paper: { value: d(P.allDv[1], P.allOrig[1]), note: '21.38 vs 20.85' },
@@ -109,7 +131,8 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
       {
         a: 'all-orig',
         b: 'ins-orig',
-        metric: 'pMrr',
+        benchmark: 'followir',
+        measure: 'p-MRR',
         direction: 'down',
         backbone: 'first',
         paper: {
@@ -120,7 +143,8 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
       {
         a: 'all-dv',
         b: 'ins-dv',
-        metric: 'pMrr',
+        benchmark: 'followir',
+        measure: 'p-MRR',
         direction: 'down',
         backbone: 'first',
         paper: {
@@ -137,7 +161,8 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
       {
         a: 'ins-dv',
         b: 'ins-orig',
-        metric: 'pMrr',
+        benchmark: 'followir',
+        measure: 'p-MRR',
         direction: 'up',
         backbone: 'second',
         paper: { value: null, note: 'not reported for bge-m3-retromae' },
@@ -145,7 +170,8 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
       {
         a: 'all-dv',
         b: 'all-orig',
-        metric: 'pMrr',
+        benchmark: 'followir',
+        measure: 'p-MRR',
         direction: 'up',
         backbone: 'second',
         paper: { value: null, note: 'bge-m3-retromae All-DV 13.92; its All-orig is not reported' },
@@ -163,7 +189,8 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
       {
         a: 'ins-dv',
         b: 'ins-orig-tm',
-        metric: 'pMrr',
+        benchmark: 'followir',
+        measure: 'p-MRR',
         direction: 'up',
         backbone: 'first',
         paper: { value: null, note: 'control arm of ours; not in the paper' },
@@ -171,7 +198,8 @@ export const FINDINGS: readonly Finding[] = Object.freeze([
       {
         a: 'all-dv',
         b: 'all-orig-tm',
-        metric: 'pMrr',
+        benchmark: 'followir',
+        measure: 'p-MRR',
         direction: 'up',
         backbone: 'first',
         paper: { value: null, note: 'control arm of ours; not in the paper' },
@@ -210,15 +238,17 @@ export interface FindingResult {
 }
 
 /**
- * Verdict per finding. `comparisonOf(backbone, a, b, metric)` gives the run's comparison (null
- * when not measured); `backbones[0]` is the first backbone, `backbones[1]` the second.
+ * Verdict per finding. `comparisonOf(backbone, a, b, { benchmark, measure })` gives the run's
+ * comparison (null when not measured); `backbones[0]` is the first backbone, `backbones[1]` the
+ * second. `findings` defaults to the paper's (FINDINGS), `minSeeds` to the rule's.
  */
 export function evaluateFindings(
   backbones: readonly string[],
-  comparisonOf: (backbone: string, a: MixName, b: MixName, metric: 'pMrr' | 'score') => Comparison | null,
-  minSeeds = 3,
+  comparisonOf: (backbone: string, a: MixName, b: MixName, m: MeasureRef) => Comparison | null,
+  options: { minSeeds?: number; findings?: readonly Finding[] } = {},
 ): FindingResult[] {
-  return FINDINGS.map((finding) => {
+  const minSeeds = options.minSeeds ?? VERDICT_RULE.minSeeds;
+  return (options.findings ?? FINDINGS).map((finding) => {
     const claims = finding.claims.map((claim): ClaimResult => {
       const backbone = backbones[claim.backbone === 'first' ? 0 : 1] ?? null;
       if (!backbone)
@@ -231,7 +261,10 @@ export function evaluateFindings(
           sign: { verdict: 'inconclusive', reason: 'not run' },
           magnitude: null,
         };
-      const comparison = comparisonOf(backbone, claim.a, claim.b, claim.metric);
+      const comparison = comparisonOf(backbone, claim.a, claim.b, {
+        benchmark: claim.benchmark,
+        measure: claim.measure,
+      });
       const intervals = comparison
         ? [
             { ...comparison.perTopic, label: 'topics' },

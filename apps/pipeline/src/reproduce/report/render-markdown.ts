@@ -1,13 +1,18 @@
 /**
- * The Markdown report: verdicts first, then the paper-shape table (mean +- 95% CI over seeds,
- * the paper's numbers beside), the paired differences that decide the verdicts, per-lever
- * p-MRR, synthesis and mix counts, stage wall times, and the result files behind every number.
+ * The Markdown report: verdicts first (with the rule's description, printed from its
+ * parameters: stats/verdict.ts VERDICT_RULE), then the paper-shape grid (mean and interval over
+ * seeds; one column per (benchmark, measure) the registry reports, report-registry.ts; the
+ * paper's numbers beside), the paired differences that decide the verdicts, the main measure per
+ * lever, synthesis and mix counts, stage wall times, and the result files behind every number.
+ * No benchmark is named here: labels come from the registry.
  */
 import { formatDuration } from '@dv/core';
 import type { Interval } from '../stats/t-interval.js';
-import type { Comparison, Metric, TableRow } from './aggregate.js';
+import { levelText, VERDICT_RULE, type VerdictRule } from '../stats/verdict.js';
+import { type Comparison, columnValue, type TableRow } from './aggregate.js';
 import { mixLabel, type ReportData } from './build-report.js';
 import type { ModelResults } from './collect-results.js';
+import type { Column } from './report-registry.js';
 
 /** The paper's FollowIR numbers per mix (PAPER.md; gte-multilingual-mlm-base). */
 export const PAPER_TABLE: Record<string, { pMrr: number; score: number } | undefined> = {
@@ -33,7 +38,8 @@ export function fmtCi(i: Interval | undefined): string {
 }
 export const fmtRange = (i: Interval | undefined) =>
   !i || !Number.isFinite(i.lo) ? '-' : `[${i.lo.toFixed(2)}, ${i.hi.toFixed(2)}]`;
-const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : (100 * x).toFixed(2));
+const pct = (x: number | undefined, scale = 100) =>
+  x === undefined || !Number.isFinite(x) ? '-' : (scale * x).toFixed(2);
 
 const table = (head: string[], rows: string[][]) =>
   [
@@ -42,99 +48,77 @@ const table = (head: string[], rows: string[][]) =>
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ].join('\n');
 
-function baselineRow(m: ModelResults): string[] {
+/** A baseline's row: one value per column, then the paper's numbers where the paper gives them. */
+function baselineRow(m: ModelResults, columns: readonly Column[], paper: boolean): string[] {
+  const bm25 = m.model.id === 'bm25';
   return [
-    m.model.id === 'bm25'
-      ? 'BM25'
-      : m.model.kind === 'lexical'
-        ? 'BM25 + lexical rule (no model)'
-        : `${m.model.id}`,
-    pct(m.followir?.pMrr),
-    pct(m.followir?.score),
-    pct(m.followirSeen?.pMrr),
-    pct(m.infosearch?.pMrr),
-    pct(m.dev?.viewAccuracy),
-    pct(m.dev?.bothRight),
+    bm25 ? 'BM25' : m.model.kind === 'lexical' ? 'BM25 + lexical rule (no model)' : `${m.model.id}`,
+    ...columns.map((c) => pct(columnValue(m, c), c.scale)),
     '1',
-    m.model.id === 'bm25' ? '-2.1 (FollowIR avg)' : '-',
-    m.model.id === 'bm25' ? '13.2' : '-',
+    !paper && bm25 ? '-2.1 (FollowIR avg)' : '-',
+    !paper && bm25 ? '13.2' : '-',
   ];
 }
 
-function mainRow(r: TableRow): string[] {
-  const m = (k: Metric) => fmtCi(r.metrics[k]);
-  const p = PAPER_TABLE[r.mix];
-  return [
-    `${mixLabel(r.mix)}`,
-    m('pMrr'),
-    m('score'),
-    m('seenPMrr'),
-    m('infosearchPMrr'),
-    m('viewAccuracy'),
-    m('bothRight'),
-    String(r.seeds.length),
-    p ? p.pMrr.toFixed(2) : '-',
-    p ? p.score.toFixed(2) : '-',
-  ];
-}
-
-/** Paper profile rows: the Hub benchmarks' columns, the paper's numbers for this backbone. */
-function paperRow(r: TableRow, second: boolean): string[] {
-  const m = (k: Metric) => fmtCi(r.metrics[k]);
+/** A mix's row: mean and interval over seeds per column, the paper's numbers for this backbone. */
+function mixRow(r: TableRow, columns: readonly Column[], second: boolean): string[] {
   const p = (second ? PAPER_SECOND_BACKBONE : PAPER_TABLE)[r.mix];
   return [
     `${mixLabel(r.mix)}`,
-    m('pMrr'),
-    m('score'),
-    m('infosearchPMrr'),
-    m('mairNdcg'),
+    ...columns.map((c) => fmtCi(r.values[c.key])),
     String(r.seeds.length),
     p ? p.pMrr.toFixed(2) : '-',
     p ? p.score.toFixed(2) : '-',
   ];
 }
 
-function paperBaselineRow(m: ModelResults): string[] {
-  return [
-    m.model.id === 'bm25' ? 'BM25' : m.model.id,
-    pct(m.followir?.pMrr),
-    pct(m.followir?.score),
-    pct(m.infosearch?.pMrr),
-    pct(m.mair?.ndcg10),
-    '1',
-    '-',
-    '-',
-  ];
+/**
+ * What the grid's columns average, from the registry: a benchmark of several tasks is the plain
+ * mean over them (FollowIR's average), each scored with its task's Score measure where it has one.
+ */
+function meansNote(d: ReportData): string {
+  const parts: string[] = [];
+  for (const o of d.outputs) {
+    const b = d.registry.benchmarks[o.benchmark];
+    if (!b || o.split || b.tasks.length < 2) continue;
+    const labels = d.columns.filter((c) => c.benchmark === o.benchmark && !c.split).map((c) => c.label);
+    if (!labels.length) continue;
+    const tasks = b.tasks.map((t) => d.registry.tasks[t]);
+    const score = tasks.every((t) => t?.scoreMeasure)
+      ? ` (Score: ${tasks.map((t) => t!.scoreMeasure).join(', ')})`
+      : '';
+    parts.push(
+      `${labels.join(' and ')} ${labels.length > 1 ? 'are the plain means' : 'is the plain mean'} over ${b.tasks.join(', ')}${score}`,
+    );
+  }
+  return parts.join('; ');
 }
 
-const PAPER_HEAD = [
-  'setting',
-  'FollowIR p-MRR',
-  'FollowIR Score',
-  'InfoSearch p-MRR',
-  'MAIR nDCG@10',
-  'seeds',
-  'paper p-MRR',
-  'paper Score',
-];
+/** The verdict rule in words, from its parameters (stats/verdict.ts). */
+export function verdictRuleText(rule: VerdictRule = VERDICT_RULE): string {
+  const level = levelText(rule.level);
+  return `Each verdict is computed (stats/verdict.ts) from two ${level} t intervals of the difference (x100): over topics (the seed-averaged per-topic difference; topic variance) and over seeds (Welch, the per-seed means; training variance). Sign check: reproduced when both lie on the claimed side of 0, not reproduced when both lie on the other side, inconclusive otherwise or with fewer than ${rule.minSeeds} seeds per arm. Where the paper states a size ("a little"), a magnitude check follows (stats/magnitude.ts): the relative change must lie within the stated band of the paper's own relative change; a sign that holds with a size past the band is not reproduced. "Seeds needed" is how many seeds per arm the observed seed variance needs for the seed interval to exclude 0 (stats/seeds-needed.ts).`;
+}
+
+const LEVEL = levelText(VERDICT_RULE.level);
 
 /** Paired comparisons as a table: the difference, its intervals over topics and over seeds. */
-function comparisonTable(cs: readonly Comparison[]): string {
+function comparisonTable(cs: readonly Comparison[], names: Record<string, string>): string {
   return table(
     [
       'backbone',
       'difference',
       'metric',
       'mean',
-      '95% CI over topics',
+      `${LEVEL} CI over topics`,
       'topics',
-      '95% CI over seeds',
+      `${LEVEL} CI over seeds`,
       'seeds',
     ],
     cs.map((c) => [
       c.backbone,
       `${mixLabel(c.a)} − ${mixLabel(c.b)}`,
-      c.metric === 'pMrr' ? 'p-MRR' : 'Score',
+      names[`${c.benchmark}/${c.measure}`] ?? c.measure,
       c.perTopic.mean.toFixed(2),
       fmtRange(c.perTopic),
       String(c.perTopic.n),
@@ -169,38 +153,24 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
       '',
     );
   L.push('## Findings', '');
-  L.push(
-    'Each verdict is computed (stats/verdict.ts) from two 95% t intervals of the difference (x100): over topics (the seed-averaged per-topic difference; topic variance) and over seeds (Welch, the per-seed means; training variance). Sign check: reproduced when both lie on the claimed side of 0, not reproduced when both lie on the other side, inconclusive otherwise or with fewer than 3 seeds per arm. Where the paper states a size ("a little"), a magnitude check follows (stats/magnitude.ts): the relative change must lie within the stated band of the paper\'s own relative change; a sign that holds with a size past the band is not reproduced. "Seeds needed" is how many seeds per arm the observed seed variance needs for the seed interval to exclude 0 (stats/seeds-needed.ts).',
-    '',
-  );
+  L.push(verdictRuleText(), '');
   for (const f of d.findings) {
     L.push(`- **${f.verdict.toUpperCase()}** — ${f.finding.statement}.`);
     for (const c of f.claims) {
       const diff = c.comparison ? c.comparison.perTopic.mean.toFixed(2) : '-';
       L.push(
-        `  - ${c.backbone ?? 'second backbone'}: ${mixLabel(c.claim.a)} − ${mixLabel(c.claim.b)} ${c.claim.metric === 'pMrr' ? 'p-MRR' : 'Score'} ${c.claim.direction === 'up' ? '> 0' : '< 0'}: ours ${diff} → ${c.verdict} (${c.reason}); paper ${c.claim.paper.value === null ? 'n/a' : (c.claim.paper.value > 0 ? '+' : '') + c.claim.paper.value.toFixed(2)} (${c.claim.paper.note})`,
+        `  - ${c.backbone ?? 'second backbone'}: ${mixLabel(c.claim.a)} − ${mixLabel(c.claim.b)} ${d.names[`${c.claim.benchmark}/${c.claim.measure}`] ?? c.claim.measure} ${c.claim.direction === 'up' ? '> 0' : '< 0'}: ours ${diff} → ${c.verdict} (${c.reason}); paper ${c.claim.paper.value === null ? 'n/a' : (c.claim.paper.value > 0 ? '+' : '') + c.claim.paper.value.toFixed(2)} (${c.claim.paper.note})`,
         `    - sign: ${c.sign.verdict}; magnitude: ${c.magnitude ? `${c.magnitude.result} (band ${c.magnitude.band.map((x) => `${x.toFixed(1)}%`).join(' to ')})` : 'no size claimed'}; seeds needed at this variance: ${seedsNeededText(c.comparison)}`,
       );
     }
   }
   L.push('');
-  const head = [
-    'setting',
-    'FollowIR-form p-MRR',
-    'Score (nDCG@5)',
-    'p-MRR, seen wording',
-    'InfoSearch-style p-MRR',
-    'dev view acc.',
-    'dev both right',
-    'seeds',
-    'paper p-MRR',
-    'paper Score',
-  ];
+  const head = ['setting', ...d.columns.map((c) => c.label), 'seeds', 'paper p-MRR', 'paper Score'];
   for (const [bi, backbone] of d.config.backbones.entries()) {
-    L.push(`## ${backbone}: mean ± 95% CI over seeds (x100)`, '');
+    L.push(`## ${backbone}: mean ± ${LEVEL} CI over seeds (x100)`, '');
     const rows = d.rows
       .filter((r) => r.backbone === backbone)
-      .map((r) => (paper ? paperRow(r, bi > 0) : mainRow(r)));
+      .map((r) => mixRow(r, d.columns, paper && bi > 0));
     const base = d.baselines
       .filter(
         (b) =>
@@ -208,12 +178,13 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
           b.model.kind === 'lexical' ||
           (b.model.kind === 'untrained' && b.model.backbone === backbone),
       )
-      .map(paper ? paperBaselineRow : baselineRow);
-    L.push(table(paper ? PAPER_HEAD : head, [...base, ...rows]), '');
+      .map((b) => baselineRow(b, d.columns, paper));
+    L.push(table(head, [...base, ...rows]), '');
+    const means = meansNote(d);
     if (paper)
       L.push(
         bi === 0
-          ? "FollowIR p-MRR and Score are the plain means over Robust04, News21 and Core17 (Score: MAP@1000, nDCG@5, MAP@1000); the paper columns are gte-multilingual-mlm-base's."
+          ? `${means ? `${means}; ` : ''}the paper columns are gte-multilingual-mlm-base's.`
           : 'For the second backbone the paper reports All-DV only (bge-m3-retromae: p-MRR 13.92, Score 20.99).',
         '',
       );
@@ -228,18 +199,23 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
     "Per topic: each mix's value averaged over its seeds, then the difference, with a t interval over topics. Over seeds: Welch t interval of the difference of the per-seed means. The verdicts use both.",
     '',
   );
-  L.push(comparisonTable(d.comparisons), '');
-  if (d.neutral) {
-    const rule = d.baselines.find((b) => b.model.kind === 'lexical')?.followir?.pMrr;
-    const bm25 = d.baselines.find((b) => b.model.kind === 'bm25')?.followir?.pMrr;
+  L.push(comparisonTable(d.comparisons, d.names), '');
+  if (d.neutral && d.headline) {
+    const main = d.headline.main;
+    const of = (kind: string) => {
+      const m = d.baselines.find((b) => b.model.kind === kind);
+      return m ? columnValue(m, main) : undefined;
+    };
+    const rule = of('lexical');
+    const bm25 = of('bm25');
     L.push('## Where word matching neither helps nor hurts', '');
     L.push(
-      `A rule with no model of meaning (BM25's ranking of the original instruction, then documents holding a word the changed instruction adds demoted when the addition is negative, promoted otherwise; @dv/eval baselines/lexical-rule.ts) reaches FollowIR-form p-MRR ${pct(rule)} against BM25's ${pct(bm25)}. On the ${d.neutral.topics} of ${d.neutral.of} topics where the rule scores exactly as BM25 does, a model's p-MRR owes nothing to those words; the headline differences on them:`,
+      `A rule with no model of meaning (BM25's ranking of the original instruction, then documents holding a word the changed instruction adds demoted when the addition is negative, promoted otherwise; @dv/eval baselines/lexical-rule.ts) reaches ${main.label} ${pct(rule, main.scale)} against BM25's ${pct(bm25, main.scale)}. On the ${d.neutral.topics} of ${d.neutral.of} topics where the rule scores exactly as BM25 does, a model's ${main.name} owes nothing to those words; the headline differences on them:`,
       '',
     );
-    L.push(comparisonTable(d.neutral.comparisons), '');
+    L.push(comparisonTable(d.neutral.comparisons, d.names), '');
   }
-  L.push('## p-MRR per lever (x100, mean over seeds)', '');
+  L.push(`## ${d.headline?.main.name ?? 'Main measure'} per lever (x100, mean over seeds)`, '');
   const mixes = [...new Set(d.levers.map((l) => l.mix))];
   for (const bench of [...new Set(d.levers.map((l) => l.benchmark))]) {
     const lev = [...new Set(d.levers.filter((l) => l.benchmark === bench).map((l) => l.lever))];

@@ -7,7 +7,7 @@
  * Each benchmark's results are final once its summary.json exists, so a resumed stage starts at
  * the first benchmark without one.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DualViewExample,
@@ -21,6 +21,7 @@ import { loadMiniWorld, MINI_FILES } from '@dv/data';
 import { applyLexicalRule, benchmarkEntry, rankModes, runBenchmark } from '@dv/eval';
 import { makeRanker } from '../internal/make-ranker.js';
 import { stageFiles } from '../internal/stage-files.js';
+import type { EvalOutput, SetResult } from '../report/result-record.js';
 import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
 import { stageFileCode } from '../stage-code.js';
@@ -38,6 +39,49 @@ export const EVAL_DIRS = {
   mair: 'mair',
 } as const;
 export const DEV_PAIRS_RESULT = 'result.json';
+
+/**
+ * The held-out dev pairs as the report's registry knows a benchmark (report/report-registry.ts):
+ * complement-view accuracy (stats/complement-view-accuracy.ts) is the pipeline's own measure,
+ * not an @dv/eval task, so its entry lives beside the stage that writes it.
+ */
+export const DEV_PAIRS_BENCHMARK = Object.freeze({
+  name: 'dev-pairs',
+  tasks: ['dev-pairs'],
+  reported: [
+    { measure: 'viewAccuracy', name: 'view accuracy', label: 'dev view acc.' },
+    { measure: 'bothRight', name: 'both right', label: 'dev both right' },
+  ],
+} as const);
+export const DEV_PAIRS_TASK = Object.freeze({ name: 'dev-pairs', mainMeasure: 'viewAccuracy' } as const);
+
+/** The dev-pairs folder's result (`result.json`) as the report's set result. */
+function readDevPairs(dir: string): SetResult[] {
+  const path = join(dir, DEV_PAIRS_RESULT);
+  if (!existsSync(path)) return [];
+  const d = JSON.parse(readFileSync(path, 'utf8')) as {
+    viewAccuracy: number;
+    bothRight: number;
+    pairs: number;
+  };
+  return [
+    {
+      set: DEV_PAIRS_BENCHMARK.name,
+      task: DEV_PAIRS_TASK.name,
+      measures: { viewAccuracy: d.viewAccuracy, bothRight: d.bothRight, pairs: d.pairs },
+      perQuery: {},
+      path,
+    },
+  ];
+}
+
+/** What each folder of a mini-profile eval stage holds, in the report's column order. */
+export const MINI_EVAL_OUTPUTS: readonly EvalOutput[] = Object.freeze([
+  { benchmark: 'mini-followir', dir: EVAL_DIRS.followir },
+  { benchmark: 'mini-followir', split: 'seen', dir: EVAL_DIRS.followirSeen },
+  { benchmark: 'mini-infosearch', dir: EVAL_DIRS.infosearch },
+  { benchmark: DEV_PAIRS_BENCHMARK.name, dir: EVAL_DIRS.devPairs, read: readDevPairs },
+]);
 
 export type ModelRef =
   | { id: 'bm25'; kind: 'bm25' }

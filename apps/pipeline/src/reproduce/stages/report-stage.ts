@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '@dv/core';
+import { columnValue } from '../report/aggregate.js';
 import { buildReport } from '../report/build-report.js';
 import { perLeverSpec, pMrrVsScoreSpec, renderSvg, trainingCurvesSpec } from '../report/plots.js';
 import { renderHtml } from '../report/render-html.js';
@@ -104,6 +105,14 @@ export function reportStage(
             comparison: c.comparison,
           })),
         })),
+        columns: data.columns.map(({ key, benchmark, measure, split, label, scale }) => ({
+          key,
+          benchmark,
+          measure,
+          split: split ?? null,
+          label,
+          scale,
+        })),
         table: data.rows,
         comparisons: data.comparisons,
         neutralTopics: data.neutral,
@@ -111,9 +120,15 @@ export function reportStage(
           id: m.model.id,
           // the stages whose keys (in `stages`) made this model's numbers
           madeBy: [...('stage' in m.model ? [m.model.stage] : []), `eval/${m.model.id}`],
-          followir: m.followir ? { pMrr: m.followir.pMrr, score: m.followir.score } : null,
-          infosearch: m.infosearch ?? null,
-          dev: m.dev ?? null,
+          // the grid's values (fractions) by column key, and the records behind them (per-topic
+          // values left out: they are in the result files named by `source`)
+          values: Object.fromEntries(
+            data.columns.flatMap((c) => {
+              const v = columnValue(m, c);
+              return v === undefined ? [] : [[c.key, v]];
+            }),
+          ),
+          records: m.records.map(({ perTopic: _, ...r }) => r),
           sources: m.sources,
         })),
         levers: data.levers,

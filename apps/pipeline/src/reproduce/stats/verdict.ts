@@ -15,6 +15,30 @@
  */
 import type { Interval } from './t-interval.js';
 
+/**
+ * The rule's parameters, named once: every interval the verdicts read (and the report shows) is
+ * at `level`; fewer than `minSeeds` seeds per arm make a claim inconclusive; a size the paper
+ * states ("a little") counts up to `magnitudeFactor` times the paper's own relative change
+ * (stats/magnitude.ts). The report prints the rule's description from these values.
+ */
+export interface VerdictRule {
+  /** Confidence level of every interval (0.95). */
+  readonly level: number;
+  /** Seeds per arm a verdict needs. */
+  readonly minSeeds: number;
+  /** How many times the paper's relative size a "a little"-style claim allows. */
+  readonly magnitudeFactor: number;
+}
+
+export const VERDICT_RULE: VerdictRule = Object.freeze({
+  level: 0.95,
+  minSeeds: 3,
+  magnitudeFactor: 2,
+});
+
+/** A confidence level as the report writes it: 0.95 -> "95%". */
+export const levelText = (level: number) => `${Math.round(level * 1000) / 10}%`;
+
 export type Verdict = 'reproduced' | 'not reproduced' | 'inconclusive';
 
 export interface EvidenceInterval extends Pick<Interval, 'mean' | 'lo' | 'hi'> {
@@ -37,7 +61,11 @@ export interface ClaimVerdict {
 
 const f = (x: number) => x.toFixed(2);
 
-export function claimVerdict(e: ClaimEvidence, minSeeds = 3): ClaimVerdict {
+export function claimVerdict(
+  e: ClaimEvidence,
+  minSeeds = VERDICT_RULE.minSeeds,
+  level = VERDICT_RULE.level,
+): ClaimVerdict {
   if (e.intervals.length === 0) return { verdict: 'inconclusive', reason: 'not measured in this run' };
   if (e.seeds < minSeeds)
     return { verdict: 'inconclusive', reason: `${e.seeds} seed(s); a verdict needs at least ${minSeeds}` };
@@ -52,16 +80,17 @@ export function claimVerdict(e: ClaimEvidence, minSeeds = 3): ClaimVerdict {
     return claimed ? 'claimed' : opposite ? 'opposite' : 'zero';
   };
   const sides = e.intervals.map(side);
+  const pc = levelText(level);
   const ci = e.intervals.map((i) => `${i.label} [${f(i.lo)}, ${f(i.hi)}]`).join(', ');
   if (sides.every((s) => s === 'claimed'))
-    return { verdict: 'reproduced', reason: `95% CIs over ${ci} all exclude 0 on the claimed side` };
+    return { verdict: 'reproduced', reason: `${pc} CIs over ${ci} all exclude 0 on the claimed side` };
   if (sides.every((s) => s === 'opposite'))
-    return { verdict: 'not reproduced', reason: `95% CIs over ${ci} all exclude 0 on the opposite side` };
+    return { verdict: 'not reproduced', reason: `${pc} CIs over ${ci} all exclude 0 on the opposite side` };
   const zero = e.intervals.filter((_, k) => sides[k] === 'zero').map((i) => i.label);
   return {
     verdict: 'inconclusive',
     reason: zero.length
-      ? `95% CI over ${zero.join(' and ')} contains 0 (${ci})`
+      ? `${pc} CI over ${zero.join(' and ')} contains 0 (${ci})`
       : `the intervals disagree (${ci})`,
   };
 }

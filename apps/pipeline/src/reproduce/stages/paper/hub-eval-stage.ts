@@ -5,18 +5,34 @@
  * MAP@1000 for Robust04 / Core17, nDCG@5 for News21; p-MRR; InfoSearch p-MRR; MAIR nDCG@10).
  * Results go to `<benchmark>/` (per-set result JSON, runs, summary.json, manifest.json); a
  * benchmark is final once its summary.json exists, so a resumed stage starts at the next one.
+ * The measures it logs are the ones the registry reports for each benchmark, main measure first.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCHMARKS, loadBenchmarkSets, runBenchmark } from '@dv/eval';
+import { BENCHMARKS, loadBenchmarkSets, runBenchmark, taskEntry } from '@dv/eval';
 import { makeRanker } from '../../internal/make-ranker.js';
 import { requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
+import type { PaperSection } from '../../paper-config.js';
+import type { EvalOutput } from '../../report/result-record.js';
 import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
 import { stageFileCode } from '../../stage-code.js';
 import type { ModelRef } from '../eval-stage.js';
 import { BENCHMARK_DATA, BENCHMARKS_STAGE } from './benchmarks-stage.js';
+
+/** What each folder of a paper-profile eval stage holds: one configured benchmark, in `<benchmark>/`. */
+export function hubEvalOutputs(benchmarks: readonly PaperSection['benchmarks'][number][]): EvalOutput[] {
+  return benchmarks.map((b) => ({ benchmark: b, dir: b }));
+}
+
+/** A benchmark's main measure (its tasks' registered `mainMeasure`) and the other measures it reports. */
+function loggedMeasures(b: PaperSection['benchmarks'][number]): { measure: string; name: string }[] {
+  const main = taskEntry(BENCHMARKS[b].tasks[0]!).mainMeasure;
+  const reported = BENCHMARKS[b].reported.filter((m) => !('split' in m));
+  const first = reported.find((m) => m.measure === main) ?? { measure: main, name: main };
+  return [first, ...reported.filter((m) => m !== first)];
+}
 
 export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
   const paper = requirePaper(config);
@@ -64,10 +80,10 @@ export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpe
           command: ['dv', 'reproduce', '--profile', 'paper'],
           config: { model: model.id, spec },
         });
-        const main = b === 'mair' ? 'ndcg_cut_10' : 'p-MRR';
-        ctx.log(
-          `${b}: ${main} ${(100 * (s.average[main] ?? Number.NaN)).toFixed(2)}${b === 'followir' ? `, Score ${(100 * (s.average.score ?? Number.NaN)).toFixed(2)}` : ''} over ${sets.length} sets`,
+        const shown = loggedMeasures(b).map(
+          (m) => `${m.name} ${(100 * (s.average[m.measure] ?? Number.NaN)).toFixed(2)}`,
         );
+        ctx.log(`${b}: ${shown.join(', ')} over ${sets.length} sets`);
         await ctx.checkpoint(`${b} done`);
       }
       progress.done();
