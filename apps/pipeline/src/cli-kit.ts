@@ -12,7 +12,6 @@ import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { DataError, redactText } from '@dv/core';
 import type { z } from 'zod';
-import { type NumberSpec, parseNumber } from './cli-kit/parse-number.js';
 import { type DeepPartial, flagOptions, readFlags, type SchemaFlagSet } from './cli-kit/schema-flags.js';
 import { UsageError } from './cli-kit/usage-error.js';
 
@@ -291,14 +290,6 @@ export function requireString(ctx: CommandContext, name: string): string {
   const v = ctx.values[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
-}
-
-/** A number option (undefined when not given), parsed by `parseNumber`. */
-export function numberOption(ctx: CommandContext, name: string, spec: NumberSpec = {}): number | undefined {
-  const v = ctx.values[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new UsageError(`--${name} needs a value`);
-  return parseNumber(v, name, spec);
 }
 
 /** A string option restricted to `choices` (undefined when not given). */

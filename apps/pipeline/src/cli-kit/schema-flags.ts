@@ -164,7 +164,8 @@ export function flagOptions(set: SchemaFlagSet): Record<string, FlagOptionSpec> 
       const path = pathOf(target);
       const info = settingInfo(settingAt(set.schema, path)!);
       const range = info.kind === 'number' && info.range ? describeNumber(info.range) : undefined;
-      const text = info.description ?? (typeof target !== 'string' && target.help) ?? `setting ${path}`;
+      const help = typeof target === 'string' ? undefined : target.help;
+      const text = info.description ?? help ?? `setting ${path}`;
       const shown = set.defaults !== undefined ? getPath(set.defaults, path) : info.default;
       const spec: FlagOptionSpec = {
         type: info.kind === 'boolean' ? 'boolean' : 'string',
