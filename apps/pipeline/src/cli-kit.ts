@@ -285,20 +285,26 @@ function describeSystemError(e: NodeJS.ErrnoException): string {
   return `${path ? `${path}: ` : ''}${hint ?? e.code} (${e.syscall ? `${e.syscall}: ` : ''}${e.message})`;
 }
 
+/** A context with option values (a command's, typed or not). */
+type Valued = { values: object };
+/** The option names of a context: its typed keys, or any name for an untyped one. */
+type OptionName<C extends Valued> = Extract<keyof C['values'], string>;
+const optionValue = (ctx: Valued, name: string) => (ctx.values as CommandContext['values'])[name];
+
 /** Reads a required string option or throws a usage error naming it. */
-export function requireString(ctx: CommandContext, name: string): string {
-  const v = ctx.values[name];
+export function requireString<C extends Valued>(ctx: C, name: OptionName<C>): string {
+  const v = optionValue(ctx, name);
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
 }
 
 /** A string option restricted to `choices` (undefined when not given). */
-export function enumOption<T extends string>(
-  ctx: CommandContext,
-  name: string,
+export function enumOption<T extends string, C extends Valued>(
+  ctx: C,
+  name: OptionName<C>,
   choices: readonly T[],
 ): T | undefined {
-  const v = ctx.values[name];
+  const v = optionValue(ctx, name);
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || !(choices as readonly string[]).includes(v))
     throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(v)}'`);
@@ -306,23 +312,23 @@ export function enumOption<T extends string>(
 }
 
 /** A non-empty string option, or undefined when not given (or given empty). */
-export function stringOption(ctx: CommandContext, name: string): string | undefined {
-  const v = ctx.values[name];
+export function stringOption<C extends Valued>(ctx: C, name: OptionName<C>): string | undefined {
+  const v = optionValue(ctx, name);
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
 /** A list option: repeatable and/or comma-separated (`--formats a,b --formats c`), empty items dropped. */
-export function listOption(ctx: CommandContext, name: string): string[] {
-  const v = ctx.values[name];
+export function listOption<C extends Valued>(ctx: C, name: OptionName<C>): string[] {
+  const v = optionValue(ctx, name);
   return (Array.isArray(v) ? v : typeof v === 'string' ? [v] : [])
     .flatMap((x) => String(x).split(','))
     .filter(Boolean);
 }
 
 /** `--shard i/n` (0-based shard i of n), or undefined when not given. */
-export function shardOption(
-  ctx: CommandContext,
-  name = 'shard',
+export function shardOption<C extends Valued>(
+  ctx: C,
+  name: OptionName<C> = 'shard' as OptionName<C>,
 ): { index: number; count: number } | undefined {
   const s = stringOption(ctx, name);
   if (s === undefined) return undefined;
@@ -333,7 +339,7 @@ export function shardOption(
 }
 
 /** Http(s) URL options (repeatable), each checked, for endpoints. */
-export function urlListOption(ctx: CommandContext, name: string): string[] {
+export function urlListOption<C extends Valued>(ctx: C, name: OptionName<C>): string[] {
   const urls = listOption(ctx, name);
   for (const u of urls) {
     let url: URL | undefined;

@@ -99,7 +99,7 @@ or an id prefix (e.g. eval/mini-bert).`,
     const backbones = enumOption(ctx, 'backbones', ['all', 'default'] as const);
     const seeds = seedsOption(stringOption(ctx, 'seeds'));
     const { worldSeed } = ReproduceSettings.parse(ctx.settings);
-    const str = (k: string) => stringOption(ctx, k);
+    const str = (k: 'config' | 'out' | 'from' | 'only') => stringOption(ctx, k);
     // what to run: the profile, its sizes, the folder and the stage selection (run and --explain alike)
     const selection = {
       profile,
