@@ -2,12 +2,33 @@
  * A small command framework for the `dv` CLI: commands form a tree, each parses its own
  * options with node:util's parseArgs, prints `--help` from its own description, and reports
  * user errors as one line (redacted of configured secrets, never a stack trace) with the exit
- * codes of `EXIT`. Typed option values: `numberOption` (the one number parser) and
- * `enumOption`, with messages that name the flag, the expected kind and what was given.
+ * codes of `EXIT`. A command's settings are flags from its zod schema (`flags`, see
+ * cli-kit/schema-flags.ts: kind, help, range and default come from the schema); its other
+ * options are typed by their specs (`defineCommand`). Messages name the flag, the expected kind
+ * and what was given. The context carries the command line as given (`commandLine`), so no
+ * command counts argv positions.
  */
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { DataError, redactText } from '@dv/core';
+import type { z } from 'zod';
+import { type DeepPartial, flagOptions, readFlags, type SchemaFlagSet } from './cli-kit/schema-flags.js';
+import { UsageError } from './cli-kit/usage-error.js';
+
+export { describeNumber, type NumberSpec, parseNumber } from './cli-kit/parse-number.js';
+export {
+  type DeepPartial,
+  describeIssues,
+  type FlagTable,
+  type FlagTarget,
+  flagOfPath,
+  type SchemaFlagSet,
+  schemaFlags,
+  settingAt,
+  settingInfo,
+  under,
+} from './cli-kit/schema-flags.js';
+export { UsageError } from './cli-kit/usage-error.js';
 
 /** Exit codes of every `dv` command (documented in `dv --help`). */
 export const EXIT = Object.freeze({
@@ -39,11 +60,19 @@ export function dvVersion(): string {
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>[string] & {
   description: string;
   valueName?: string;
+  /** Shown as "(default: ...)" in help only. */
+  helpDefault?: string;
+  /** The setting path of a schema flag (set by the kit). */
+  setting?: string;
 };
 
 export interface CommandContext {
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  /** The schema flags given, as one partial config (`flags`); `{}` without a flag set. */
+  settings: Record<string, unknown>;
   positionals: string[];
+  /** `['dv', ...the command's path, ...its arguments]` as typed, for manifests. */
+  commandLine: string[];
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
 }
@@ -55,14 +84,12 @@ export interface Command {
   usage?: string;
   description?: string;
   options?: Record<string, OptionSpec>;
+  /** Flags from a zod schema (one line per flag in the table): listed before `options`. */
+  flags?: SchemaFlagSet;
   subcommands?: Command[];
   allowPositionals?: boolean;
   /** Returns the exit code (default 0). */
   run?: (ctx: CommandContext) => Promise<number | undefined> | number | undefined;
-}
-
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
 }
 
 export class NotBuiltError extends Error {
@@ -83,6 +110,11 @@ export function notBuilt(name: string, summary: string, issue: string): Command 
   };
 }
 
+/** The schema flags and the other options of a command, in help order. */
+export function allOptions(cmd: Command): Record<string, OptionSpec> {
+  return { ...(cmd.flags ? flagOptions(cmd.flags) : {}), ...cmd.options };
+}
+
 function helpText(cmd: Command, path: string[]): string {
   const lines: string[] = [];
   const full = ['dv', ...path].join(' ');
@@ -94,13 +126,14 @@ function helpText(cmd: Command, path: string[]): string {
     for (const c of cmd.subcommands) lines.push(`  ${c.name.padEnd(w)}  ${c.summary}`);
     lines.push('', `Run '${full} <command> --help' for a command's options.`, '');
   }
-  const opts = Object.entries(cmd.options ?? {});
+  const opts = Object.entries(allOptions(cmd));
   lines.push('Options:');
   const fmt = (name: string, o: OptionSpec) =>
     `--${name}${o.short ? `, -${o.short}` : ''}${o.type === 'string' ? ` ${o.valueName ?? 'VALUE'}` : ''}`;
   const w = Math.max(10, ...opts.map(([n, o]) => fmt(n, o).length));
   for (const [n, o] of opts) {
-    const def = o.default !== undefined ? ` (default: ${String(o.default)})` : '';
+    const shown = o.default ?? o.helpDefault;
+    const def = shown !== undefined ? ` (default: ${String(shown)})` : '';
     lines.push(`  ${fmt(n, o).padEnd(w)}  ${o.description}${def}`);
   }
   lines.push(`  ${'--help, -h'.padEnd(w)}  show this help`);
@@ -152,13 +185,16 @@ export async function runCommand(
     return EXIT.usage;
   }
   try {
+    const specs = allOptions(cmd);
     const options = Object.fromEntries(
-      Object.entries(cmd.options ?? {}).map(([k, { description: _d, valueName: _v, ...o }]) => [k, o]),
+      Object.entries(specs).map(
+        ([k, { description: _d, valueName: _v, helpDefault: _h, setting: _s, ...o }]) => [k, o],
+      ),
     ) as ParseArgsConfig['options'];
     // `--limit -5` would be read as an option "-5": join a negative number to its string option,
     // so the value reaches the typed parser and gets a message about the value
     const stringOptions = new Set(
-      Object.entries(cmd.options ?? {})
+      Object.entries(specs)
         .filter(([, o]) => o.type === 'string')
         .map(([k]) => `--${k}`),
     );
@@ -181,9 +217,12 @@ export async function runCommand(
       // node's message goes on about '--' for positionals; its first sentence is the point
       throw new UsageError((err as Error).message.replace(/\. To specify a positional.*$/s, '.'));
     }
+    const values = parsed.values as CommandContext['values'];
     const code = await cmd.run!({
-      values: parsed.values as CommandContext['values'],
+      values,
+      settings: cmd.flags ? (readFlags(cmd.flags, values) as Record<string, unknown>) : {},
       positionals: parsed.positionals,
+      commandLine: ['dv', ...path, ...rest],
       stdout: io.stdout,
       stderr: io.stderr,
     });
@@ -246,67 +285,26 @@ function describeSystemError(e: NodeJS.ErrnoException): string {
   return `${path ? `${path}: ` : ''}${hint ?? e.code} (${e.syscall ? `${e.syscall}: ` : ''}${e.message})`;
 }
 
+/** A context with option values (a command's, typed or not). */
+type Valued = { values: object };
+/** The option names of a context: its typed keys, or any name for an untyped one. */
+type OptionName<C extends Valued> = Extract<keyof C['values'], string>;
+const optionValue = (ctx: Valued, name: string) => (ctx.values as CommandContext['values'])[name];
+
 /** Reads a required string option or throws a usage error naming it. */
-export function requireString(ctx: CommandContext, name: string): string {
-  const v = ctx.values[name];
+export function requireString<C extends Valued>(ctx: C, name: OptionName<C>): string {
+  const v = optionValue(ctx, name);
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
 }
 
-export interface NumberSpec {
-  /** Whole numbers only. */
-  integer?: boolean;
-  /** Inclusive lower bound. */
-  min?: number;
-  /** Inclusive upper bound. */
-  max?: number;
-  /** Exclusive lower bound 0 ("positive"). */
-  positive?: boolean;
-}
-
-/** "a positive integer", "a number between 0 and 1", ... for messages. */
-function describeNumber(spec: NumberSpec): string {
-  const kind = spec.integer ? 'integer' : 'number';
-  if (spec.positive && spec.max === undefined) return `a positive ${kind}`;
-  if (spec.min !== undefined && spec.max !== undefined)
-    return `${spec.integer ? 'an integer' : 'a number'} from ${spec.min} to ${spec.max}`;
-  if (spec.min === 0) return `a non-negative ${kind}`;
-  if (spec.min !== undefined) return `${spec.integer ? 'an integer' : 'a number'} >= ${spec.min}`;
-  if (spec.max !== undefined) return `${spec.integer ? 'an integer' : 'a number'} <= ${spec.max}`;
-  return spec.integer ? 'an integer' : 'a number';
-}
-
-/**
- * The one number parser of the CLI: `raw` as given to `--flag`, checked against `spec`.
- * Throws a UsageError such as "--limit must be a positive integer, got '2.5'".
- */
-export function parseNumber(raw: string, flag: string, spec: NumberSpec = {}): number {
-  const n = raw.trim() === '' ? Number.NaN : Number(raw);
-  const ok =
-    Number.isFinite(n) &&
-    (!spec.integer || Number.isInteger(n)) &&
-    (!spec.positive || n > 0) &&
-    (spec.min === undefined || n >= spec.min) &&
-    (spec.max === undefined || n <= spec.max);
-  if (!ok) throw new UsageError(`--${flag} must be ${describeNumber(spec)}, got '${raw}'`);
-  return n;
-}
-
-/** A number option (undefined when not given), parsed by `parseNumber`. */
-export function numberOption(ctx: CommandContext, name: string, spec: NumberSpec = {}): number | undefined {
-  const v = ctx.values[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new UsageError(`--${name} needs a value`);
-  return parseNumber(v, name, spec);
-}
-
 /** A string option restricted to `choices` (undefined when not given). */
-export function enumOption<T extends string>(
-  ctx: CommandContext,
-  name: string,
+export function enumOption<T extends string, C extends Valued>(
+  ctx: C,
+  name: OptionName<C>,
   choices: readonly T[],
 ): T | undefined {
-  const v = ctx.values[name];
+  const v = optionValue(ctx, name);
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || !(choices as readonly string[]).includes(v))
     throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(v)}'`);
@@ -314,23 +312,23 @@ export function enumOption<T extends string>(
 }
 
 /** A non-empty string option, or undefined when not given (or given empty). */
-export function stringOption(ctx: CommandContext, name: string): string | undefined {
-  const v = ctx.values[name];
+export function stringOption<C extends Valued>(ctx: C, name: OptionName<C>): string | undefined {
+  const v = optionValue(ctx, name);
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
 /** A list option: repeatable and/or comma-separated (`--formats a,b --formats c`), empty items dropped. */
-export function listOption(ctx: CommandContext, name: string): string[] {
-  const v = ctx.values[name];
+export function listOption<C extends Valued>(ctx: C, name: OptionName<C>): string[] {
+  const v = optionValue(ctx, name);
   return (Array.isArray(v) ? v : typeof v === 'string' ? [v] : [])
     .flatMap((x) => String(x).split(','))
     .filter(Boolean);
 }
 
 /** `--shard i/n` (0-based shard i of n), or undefined when not given. */
-export function shardOption(
-  ctx: CommandContext,
-  name = 'shard',
+export function shardOption<C extends Valued>(
+  ctx: C,
+  name: OptionName<C> = 'shard' as OptionName<C>,
 ): { index: number; count: number } | undefined {
   const s = stringOption(ctx, name);
   if (s === undefined) return undefined;
@@ -341,7 +339,7 @@ export function shardOption(
 }
 
 /** Http(s) URL options (repeatable), each checked, for endpoints. */
-export function urlListOption(ctx: CommandContext, name: string): string[] {
+export function urlListOption<C extends Valued>(ctx: C, name: OptionName<C>): string[] {
   const urls = listOption(ctx, name);
   for (const u of urls) {
     let url: URL | undefined;
@@ -352,4 +350,40 @@ export function urlListOption(ctx: CommandContext, name: string): string[] {
       throw new UsageError(`--${name} must be an http(s) URL such as http://127.0.0.1:8000/v1, got '${u}'`);
   }
   return urls;
+}
+
+type OptionValue<O> = O extends { type: 'boolean' }
+  ? O extends { multiple: true }
+    ? boolean[]
+    : boolean
+  : O extends { multiple: true }
+    ? string[]
+    : string;
+
+/** The values parseArgs gives for `Os` (an option with a `default` is always there). */
+export type OptionValues<Os> = {
+  -readonly [K in keyof Os as Os[K] extends { default: unknown } ? K : never]: OptionValue<Os[K]>;
+} & {
+  -readonly [K in keyof Os as Os[K] extends { default: unknown } ? never : K]?: OptionValue<Os[K]>;
+};
+
+/** A command's context with typed `values` (its option specs) and `settings` (its flag schema). */
+export interface TypedContext<Os, S extends z.ZodType> extends Omit<CommandContext, 'values' | 'settings'> {
+  values: OptionValues<Os>;
+  settings: DeepPartial<z.infer<S>>;
+}
+
+export interface CommandSpec<Os extends Record<string, OptionSpec>, S extends z.ZodType>
+  extends Omit<Command, 'options' | 'flags' | 'run'> {
+  options?: Os;
+  flags?: SchemaFlagSet<S>;
+  run?: (ctx: TypedContext<Os, S>) => Promise<number | undefined> | number | undefined;
+}
+
+/** A command whose `run` sees typed option values and schema settings (no casts in commands). */
+export function defineCommand<
+  const Os extends Record<string, OptionSpec> = Record<never, OptionSpec>,
+  S extends z.ZodType = z.ZodNever,
+>(spec: CommandSpec<Os, S>): Command {
+  return spec as unknown as Command;
 }

@@ -3,7 +3,7 @@
  * imports: tfjs, onnxruntime-node, tokenizers, openai, hyparquet, the plotting stack) is
  * imported only when argv names that command, so `dv --help`, `dv --version` and each command
  * start without the others' modules. The names, order and summaries here are the ones of
- * `rootCommand` (commands/root.ts, the eager tree the tests and the API report use);
+ * `rootCommand` (command-tree/root.ts, the eager tree the tests and the API report use);
  * command-index.test.ts checks that they agree.
  */
 import type { Command } from './cli-kit.js';
@@ -24,17 +24,17 @@ export const commandIndex: readonly LazyCommand[] = [
   {
     name: 'data',
     summary: 'build the mini world and load real datasets',
-    load: async () => (await import('./commands/data.js')).dataCommand,
+    load: async () => (await import('./command-tree/data.js')).dataCommand,
   },
   {
     name: 'synth',
     summary: 'synthesize complementary instructions (polarity reversal)',
-    load: async () => (await import('./commands/synth.js')).synthCommand,
+    load: async () => (await import('./command-tree/synth.js')).synthCommand,
   },
   {
     name: 'train',
     summary: 'train bi-encoders: vocabulary, init, MLM pretraining, contrastive training on a mix',
-    load: async () => (await import('./commands/train.js')).trainCommand,
+    load: async () => (await import('./command-tree/train.js')).trainCommand,
   },
   {
     name: 'eval',
@@ -43,8 +43,8 @@ export const commandIndex: readonly LazyCommand[] = [
     // metrics: `dv eval` with trec as its one subcommand.
     load: async (argv) =>
       argv[1] === 'trec'
-        ? (await import('./commands/eval-trec.js')).evalTrecCommand
-        : (await import('./commands/eval.js')).evalCommand,
+        ? (await import('./command-tree/eval-trec-only.js')).evalTrecCommand
+        : (await import('./command-tree/eval.js')).evalCommand,
   },
   {
     name: 'validate',

@@ -2,7 +2,7 @@ import { createRanker, modelFactories } from '@dv/eval';
 import { describe, expect, it } from 'vitest';
 import { tfjsModelFactory } from './tfjs-model.js';
 // loading `dv eval` registers tfjs:DIR (an explicit call in its module body)
-import './commands/eval.js';
+import './command-tree/eval.js';
 
 describe('tfjs:DIR in the CLI', () => {
   it('is registered with @dv/eval by the CLI, and bad specs say what is wrong', async () => {

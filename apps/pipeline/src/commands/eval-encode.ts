@@ -1,54 +1,38 @@
 /**
- * `dv eval encode`: one shard of corpus embeddings (@dv/eval `encodeCorpusShard`), and the
- * `--embeddings DIR` hook of `dv eval run` that ranks with merged shards instead of encoding
- * the corpus again. Thin: the library owns the format, the checks and the resume rule.
+ * `dv eval encode`: one shard of corpus embeddings (@dv/eval `encodeCorpusShard`); `dv eval run
+ * --embeddings DIR` ranks with the merged shards (eval/ranker-with-embeddings.ts). Thin: the
+ * library owns the format, the checks and the resume rule.
  */
 import { join, resolve } from 'node:path';
-import { createProgress, DataError, OnnxPrecision } from '@dv/core';
+import { createProgress, DataError } from '@dv/core';
 import {
   createRanker,
   DenseRanker,
   detectOrtProviders,
   encodeCorpusShard,
-  PrecomputedDocumentsEncoder,
   parseShardSpec,
   precisionProviderNote,
   type Ranker,
-  readEmbeddingShards,
   shardStem,
 } from '@dv/eval';
-import {
-  type Command,
-  type CommandContext,
-  enumOption,
-  numberOption,
-  requireString,
-  UsageError,
-} from '../cli-kit.js';
+import { z } from 'zod';
+import { defineCommand, requireString, schemaFlags, UsageError } from '../cli-kit.js';
+import { formatterFrom, formatterOptions } from '../eval/formatter-options.js';
+import { precisionFrom, precisionOption } from '../eval/precision-option.js';
 import { lockOutputFolder } from '../output-folder.js';
-import { formatterFrom, formatterOptions } from './formatter-options.js';
 
-const POSITIVE_INT = { integer: true, positive: true } as const;
+/** The shard's batching (the same for every shard) and threads. */
+const EncodeSettings = z.object({
+  batchSize: z
+    .number()
+    .int()
+    .positive()
+    .default(32)
+    .describe('texts per encoder call (same for every shard)'),
+  threads: z.number().int().positive().optional().describe('onnxruntime intra-op threads'),
+});
 
-/** `--precision` of the dense-model commands: which graph of an onnx:DIR folder runs. */
-export const precisionOption = {
-  precision: {
-    type: 'string',
-    description: `onnx:DIR graph: ${OnnxPrecision.options.join(' | ')} (int8: onnx/model_qint8.onnx, see 'dv train onnx')`,
-    valueName: 'P',
-  },
-} as const;
-
-/** The `--precision` value, for onnx:DIR models only. */
-export function precisionFrom(ctx: CommandContext, spec: string): OnnxPrecision | undefined {
-  const precision = enumOption(ctx, 'precision', OnnxPrecision.options);
-  if (precision && precision !== 'fp32' && !spec.startsWith('onnx:'))
-    throw new UsageError(`--precision ${precision} needs an onnx:DIR model, got '${spec}'`);
-  return precision;
-}
-const positiveInt = (ctx: CommandContext, name: string) => numberOption(ctx, name, POSITIVE_INT);
-
-export const encodeCommand: Command = {
+export const evalEncodeCommand = defineCommand({
   name: 'encode',
   summary: 'encode one shard of a corpus into .npy embeddings',
   usage:
@@ -70,6 +54,7 @@ CUDA provider is installed (DV_ORT_PROVIDER=auto|cpu|cuda), else the CPU, and sa
 int8'): 1.7-2.5x as fast as float32 on the CPUs measured, embeddings within int8 noise of float32
 (docs/benchmarks.md).
 Use the same --precision for 'dv eval run --embeddings', so queries and documents match.`,
+  flags: schemaFlags(EncodeSettings, { 'batch-size': 'batchSize', threads: 'threads' }),
   options: {
     model: {
       type: 'string',
@@ -79,13 +64,6 @@ Use the same --precision for 'dv eval run --embeddings', so queries and document
     corpus: { type: 'string', description: 'Passage JSONL', valueName: 'FILE' },
     shard: { type: 'string', description: 'which shard, 0-based', valueName: 'i/n', default: '0/1' },
     out: { type: 'string', description: 'output folder', valueName: 'DIR' },
-    'batch-size': {
-      type: 'string',
-      description: 'texts per encoder call (same for every shard)',
-      valueName: 'N',
-      default: '32',
-    },
-    threads: { type: 'string', description: 'onnxruntime intra-op threads', valueName: 'N' },
     json: {
       type: 'boolean',
       description:
@@ -104,8 +82,7 @@ Use the same --precision for 'dv eval run --embeddings', so queries and document
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    const batchSize = positiveInt(ctx, 'batch-size') ?? 32;
-    const threads = positiveInt(ctx, 'threads');
+    const { batchSize, threads } = EncodeSettings.parse(ctx.settings);
     const precision = precisionFrom(ctx, spec);
     // the one output-folder guard, then one writer per shard of the folder (issue 25)
     const lock = lockOutputFolder(out, `dv eval encode --shard ${shard.index}/${shard.count} --out ${out}`, {
@@ -148,7 +125,7 @@ Use the same --precision for 'dv eval run --embeddings', so queries and document
         shard,
         out,
         batchSize,
-        command: process.argv.slice(2),
+        command: ctx.commandLine.slice(1),
         onProgress: (done, total) => {
           progress ??= createProgress({
             label: `encode shard ${shard.index}/${shard.count}`,
@@ -193,15 +170,4 @@ Use the same --precision for 'dv eval run --embeddings', so queries and document
       lock.release();
     }
   },
-};
-
-/**
- * `dv eval run --embeddings DIR`: the same model for queries, merged shards for documents.
- * Any mismatch (other model, formatter, a document not encoded) is a user error.
- */
-export async function rankerWithEmbeddings(ranker: Ranker, dir: string): Promise<Ranker> {
-  if (!(ranker instanceof DenseRanker))
-    throw new UsageError('--embeddings needs a dense --model (the one that encoded them)');
-  const store = await readEmbeddingShards(dir);
-  return new DenseRanker(new PrecomputedDocumentsEncoder(ranker.encoder, store));
-}
+});

@@ -2,13 +2,13 @@
  * `dv eval trec`: trec_eval's measures for a TREC run against TREC qrels. In its own module,
  * importing only @dv/core and @dv/eval/metrics, so `dv eval trec` starts without the rest of
  * `dv eval`'s imports (the benchmark registry, encoders, parquet, tfjs): command-index.ts loads
- * `evalTrecCommand` for `dv eval trec ...` and the whole `evalCommand` otherwise.
+ * command-tree/eval-trec-only.ts for `dv eval trec ...` and the whole `dv eval` otherwise.
  */
 import { DataError } from '@dv/core';
 import { evaluateTrecFiles, parseMeasures, trecEvalText } from '@dv/eval/metrics';
-import { type Command, requireString, UsageError } from '../cli-kit.js';
+import { defineCommand, requireString, UsageError } from '../cli-kit.js';
 
-export const trecCommand: Command = {
+export const evalTrecCommand = defineCommand({
   name: 'trec',
   summary: 'trec_eval-compatible measures for a run',
   usage: '--qrels QRELS --run RUN [--measures LIST] [--per-query] [--json]',
@@ -55,11 +55,4 @@ blank lines are refused (as trec_eval does); fractional grades and NaN scores ar
     ctx.stderr.write(`${e.numQueries} topics evaluated\n`);
     return 0;
   },
-};
-
-/** `dv eval` with `trec` as its one subcommand: what `dv eval trec ...` needs (command-index.ts). */
-export const evalTrecCommand: Command = {
-  name: 'eval',
-  summary: 'metrics and benchmark runs',
-  subcommands: [trecCommand],
-};
+});

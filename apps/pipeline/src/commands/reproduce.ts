@@ -5,7 +5,9 @@
  * engine exports, 130 interrupted), prints where things went.
  */
 import { formatDuration } from '@dv/core';
-import { type Command, enumOption, numberOption, stringOption, UsageError } from '../cli-kit.js';
+import { MiniWorldOptions } from '@dv/data';
+import { z } from 'zod';
+import { defineCommand, enumOption, schemaFlags, stringOption, UsageError } from '../cli-kit.js';
 import { renderExplanation } from '../reproduce/explain-dag.js';
 import { PrerequisitesMissing } from '../reproduce/paper-prerequisites.js';
 import { InterruptedError, StageSelectionError } from '../reproduce/run-dag.js';
@@ -27,7 +29,10 @@ function seedsOption(value: string | undefined): number | number[] | undefined {
   return nums;
 }
 
-export const reproduceCommand: Command = {
+/** The world seed: the mini world's own seed setting (absent: the profile's). */
+const ReproduceSettings = z.object({ worldSeed: MiniWorldOptions.shape.seed.unwrap().optional() });
+
+export const reproduceCommand = defineCommand({
   name: 'reproduce',
   summary: 'run the whole reproduction end to end (cached DAG of stages) and write the report',
   usage:
@@ -48,6 +53,13 @@ lists everything missing; then Promptriever seeds -> endpoint synthesis -> mixes
 -> the report; see src/reproduce/paper-config.ts).
 STAGE for --from/--only: a group (${STAGE_GROUPS.join(', ')}), a stage id (e.g. train/mini-bert/ins-dv/seed-13)
 or an id prefix (e.g. eval/mini-bert).`,
+  flags: schemaFlags(ReproduceSettings, {
+    'world-seed': {
+      path: 'worldSeed',
+      valueName: 'S',
+      help: 'seed of the mini world (a second world of the same sizes)',
+    },
+  }),
   options: {
     profile: { type: 'string', description: 'mini | paper', valueName: 'NAME', default: 'mini' },
     quick: { type: 'boolean', description: 'small sizes and 1 seed (smoke test, CI)' },
@@ -65,11 +77,6 @@ or an id prefix (e.g. eval/mini-bert).`,
       type: 'string',
       description: "fine-tuning seeds: a count N (the profile's first N) or a list A,B,C",
       valueName: 'N|LIST',
-    },
-    'world-seed': {
-      type: 'string',
-      description: 'seed of the mini world (a second world of the same sizes)',
-      valueName: 'S',
     },
     out: {
       type: 'string',
@@ -91,8 +98,8 @@ or an id prefix (e.g. eval/mini-bert).`,
     const profile = enumOption(ctx, 'profile', ['mini', 'paper'] as const) ?? 'mini';
     const backbones = enumOption(ctx, 'backbones', ['all', 'default'] as const);
     const seeds = seedsOption(stringOption(ctx, 'seeds'));
-    const worldSeed = numberOption(ctx, 'world-seed', { integer: true });
-    const str = (k: string) => stringOption(ctx, k);
+    const { worldSeed } = ReproduceSettings.parse(ctx.settings);
+    const str = (k: 'config' | 'out' | 'from' | 'only') => stringOption(ctx, k);
     // what to run: the profile, its sizes, the folder and the stage selection (run and --explain alike)
     const selection = {
       profile,
@@ -125,7 +132,7 @@ or an id prefix (e.g. eval/mini-bert).`,
       const r = await runReproduce({
         ...selection,
         stream: ctx.stderr,
-        command: ['dv', 'reproduce', ...process.argv.slice(3)],
+        command: ctx.commandLine,
       });
       const ran = r.dag.runs.filter((s) => s.status === 'ran');
       const cached = r.dag.runs.filter((s) => s.status === 'cached');
@@ -163,4 +170,4 @@ or an id prefix (e.g. eval/mini-bert).`,
       process.removeListener('SIGINT', onSigint);
     }
   },
-};
+});

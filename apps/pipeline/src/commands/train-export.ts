@@ -2,16 +2,17 @@
  * `dv train export --engine E`: the mix and our trainer's settings for an existing distributed
  * engine (sentence-transformers under torchrun / accelerate, FlagEmbedding, Tevatron), instead
  * of a home-made distributed trainer. Thin over @dv/train `exportForEngine`; the config is
- * resolved as `dv train run` resolves it (preset, --config, flags).
+ * resolved as `dv train run` resolves it (run-configs/trainer-run-config.ts).
  */
 import { existsSync } from 'node:fs';
 import { guardOutputDir } from '@dv/core';
-import { type Command, requireString, UsageError } from '../cli-kit.js';
-import { trainRunConfig } from './train.js';
+import { defineCommand, enumOption, requireString, UsageError } from '../cli-kit.js';
+import { TrainExportSettings, trainExportFlags } from '../run-configs/trainer-flags.js';
+import { trainerRunConfig } from '../run-configs/trainer-run-config.js';
 
 const ENGINES = ['sentence-transformers', 'flagembedding', 'tevatron'] as const;
 
-export const trainExportCommand: Command = {
+export const trainExportCommand = defineCommand({
   name: 'export',
   summary: 'write data, script and launch command for a distributed engine (sentence-transformers, ...)',
   usage:
@@ -27,6 +28,7 @@ past one machine. --engine:
 Texts are our formatter's output in every engine. --init is our exported HF folder (e.g. a
 'dv train run' export/) or a Hugging Face Hub id. Each folder gets a README.md saying what differs
 from 'dv train run', and a manifest.json. The config: --preset (mini), then --config FILE, then flags.`,
+  flags: trainExportFlags,
   options: {
     engine: {
       type: 'string',
@@ -37,51 +39,35 @@ from 'dv train run', and a manifest.json. The config: --preset (mini), then --co
     mix: { type: 'string', description: 'training mix JSONL', valueName: 'FILE' },
     init: { type: 'string', description: 'backbone: HF folder or Hub id', valueName: 'DIR|ID' },
     out: { type: 'string', description: 'export folder', valueName: 'DIR' },
-    nproc: {
-      type: 'string',
-      description: 'processes per node in the launch command',
-      valueName: 'N',
-      default: '1',
-    },
     config: { type: 'string', description: 'trainer config JSON merged over the preset', valueName: 'FILE' },
     preset: { type: 'string', description: 'mini or paper', default: 'mini' },
-    steps: { type: 'string', description: 'optimiser steps (overrides --epochs)', valueName: 'N' },
-    epochs: { type: 'string', description: 'passes over the mix', valueName: 'X' },
-    batch: { type: 'string', description: 'queries per (global) batch', valueName: 'N' },
-    'hard-negatives': { type: 'string', description: 'labelled negatives per query at most', valueName: 'N' },
-    temperature: { type: 'string', description: 'InfoNCE temperature tau', valueName: 'T' },
-    lr: { type: 'string', description: 'peak learning rate', valueName: 'LR' },
-    seed: { type: 'string', description: 'seed', valueName: 'N' },
-    'grad-cache': { type: 'string', description: 'GradCache mini-batch of N sequences', valueName: 'N' },
-    'grad-accumulation': { type: 'string', description: 'micro-batches per optimiser step', valueName: 'N' },
-    'checkpoint-every': { type: 'string', description: 'steps between checkpoints', valueName: 'N' },
   },
   async run(ctx) {
-    const engine = String(ctx.values.engine);
-    if (!(ENGINES as readonly string[]).includes(engine))
-      throw new UsageError(`--engine must be one of ${ENGINES.join(', ')}, got '${engine}'`);
+    const engine = enumOption(ctx, 'engine', ENGINES) ?? 'sentence-transformers';
     const mix = requireString(ctx, 'mix');
     const init = requireString(ctx, 'init');
     const out = requireString(ctx, 'out');
     if (!existsSync(mix)) throw new UsageError(`--mix ${mix} does not exist`);
     guardOutputDir(out); // the /proc hang, a file as --out (issue 25)
-    const nproc = Number(ctx.values.nproc);
-    if (!Number.isInteger(nproc) || nproc < 1)
-      throw new UsageError(`--nproc must be a positive integer, got '${String(ctx.values.nproc)}'`);
-    const config = trainRunConfig(ctx);
+    const { nproc } = TrainExportSettings.pick({ nproc: true }).parse(ctx.settings);
+    const config = trainerRunConfig({
+      preset: ctx.values.preset,
+      configFile: ctx.values.config,
+      flags: ctx.settings.trainer,
+    });
     if (config.batch.batchSize % nproc !== 0)
       throw new UsageError(
         `the batch of ${config.batch.batchSize} does not split over ${nproc} processes (--batch, --nproc)`,
       );
     const { exportForEngine } = await import('@dv/train');
     const r = await exportForEngine({
-      engine: engine as (typeof ENGINES)[number],
+      engine,
       config,
       data: mix,
       init,
       out,
       nprocPerNode: nproc,
-      command: ['dv', 'train', 'export', ...process.argv.slice(4)],
+      command: ctx.commandLine,
     });
     ctx.stdout.write(
       `${engine} export: ${r.rows} rows (${r.pairs} dual-view pairs) in ${r.out}\n` +
@@ -90,4 +76,4 @@ from 'dv train run', and a manifest.json. The config: --preset (mini), then --co
     );
     return 0;
   },
-};
+});

@@ -10,7 +10,7 @@ import { SEED_STYLES } from './instruction-templates.js';
 
 export const MiniWorldOptions = z.object({
   /** Seed of every random choice (splits, positives, levers, templates). Same seed, same bytes. */
-  seed: z.number().int().default(DEFAULT_SEED),
+  seed: z.number().int().nonnegative().default(DEFAULT_SEED),
   /** Lemmas held out for the FollowIR-form and InfoSearch-style benchmarks. */
   testLemmas: z.number().int().min(1).default(1500),
   /** Lemmas for the dev seed set. */
