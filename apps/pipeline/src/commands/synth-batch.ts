@@ -189,7 +189,7 @@ Exit codes: 0 all recorded, 1 bad data, 2 bad usage, 3 seeds still pending, 130 
         limits,
         pollIntervalMs: pollSeconds * 1000,
         ...(apiKey ? { secrets: [apiKey] } : {}),
-        formatter: preset.config.formatter,
+        formatter: preset.config.train.formatter,
         config,
         command: ['dv', 'synth', 'batch', ...process.argv.slice(4)],
         signal: abort.signal,

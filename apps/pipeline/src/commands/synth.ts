@@ -256,7 +256,7 @@ sentence-transformers and FlagEmbedding files.`,
     },
     preset: {
       type: 'string',
-      description: `${Object.keys(presets).join(' | ')}: budget and K from the preset's data slice (RunConfig.data)`,
+      description: `${Object.keys(presets).join(' | ')}: budget and K from the preset's mixes slice (RunConfig.mixes)`,
       valueName: 'NAME',
     },
     'instruction-examples': {
@@ -291,7 +291,7 @@ sentence-transformers and FlagEmbedding files.`,
     const presetName = str(ctx, 'preset');
     if (presetName !== undefined && !(presetName in presets))
       throw new UsageError(`unknown preset '${presetName}'; one of ${Object.keys(presets).join(', ')}`);
-    const data = presetName ? presets[presetName as PresetName].config.data : undefined;
+    const data = presetName ? presets[presetName as PresetName].config.mixes : undefined;
     const budget = num(ctx, 'budget') ?? data?.budget;
     if (budget === undefined)
       throw new UsageError('--budget is required (or --preset NAME for its data slice)');
@@ -331,7 +331,7 @@ sentence-transformers and FlagEmbedding files.`,
       formats: formats as TrainerFormat[],
       ...(mixes.length ? { mixes: mixes as DataMix[] } : {}),
       // the exported query/document strings use the one formatter, recorded in the manifest
-      formatter: presets.mini.config.formatter,
+      formatter: presets.mini.config.train.formatter,
       command: ['dv', 'synth', 'mix', ...process.argv.slice(4)],
     });
     for (const [name, c] of Object.entries(res))
@@ -472,7 +472,7 @@ reached (3 connection failures in a row stop the run); 2 bad usage; 3 partial: s
       seedsPath: requireString(ctx, 'seeds'),
       outDir: requireString(ctx, 'out'),
       synthesis: synthesisConfigFromPreset(presetName, definedOnly(overrides)),
-      formatter: presets[presetName].config.formatter,
+      formatter: presets[presetName].config.train.formatter,
       shard: shardOption(ctx),
       limit: num(ctx, 'limit'),
       retryFailed: ctx.values['retry-failed'] === true,

@@ -13,7 +13,9 @@ import {
   describeUnknownKeys,
   describeZodIssues,
   guardOutputDir,
+  MINI_BACKBONES,
   MlmConfig,
+  mergeConfig,
   miniMlmPreset,
   readLines,
   TrainerConfig,
@@ -178,19 +180,6 @@ modules.json, 1_Pooling (CLS), 2_Normalize) that is also a step-0 checkpoint.`,
 
 type Json = Record<string, unknown>;
 
-/** Deep merge of plain objects (arrays and scalars replace). */
-function merge(base: Json, over: Json): Json {
-  const out: Json = { ...base };
-  for (const [k, v] of Object.entries(over)) {
-    const b = out[k];
-    out[k] =
-      v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
-        ? merge(b as Json, v as Json)
-        : v;
-  }
-  return out;
-}
-
 /** What each numeric flag of `dv train run` / `mlm` accepts. */
 const NUMBER_SPECS = {
   int: POSITIVE_INT,
@@ -222,7 +211,7 @@ export function trainRunConfig(ctx: CommandContext): TrainerConfig {
     // strict: a misspelt key would otherwise be dropped by zod and the preset's value used
     const unknown = unknownConfigKeys(TrainerConfig, json);
     if (unknown.length) throw new UsageError(describeUnknownKeys(unknown, file, text));
-    config = merge(config, json as Json);
+    config = mergeConfig(config, json as Json);
   }
   const flags: Array<[string, string[], keyof typeof NUMBER_SPECS]> = [
     ['steps', ['batch', 'steps'], 'int'],
@@ -246,7 +235,7 @@ export function trainRunConfig(ctx: CommandContext): TrainerConfig {
       at = at[k] as Json;
     });
     at[path.at(-1)!] = v;
-    config = merge(config, patch);
+    config = mergeConfig(config, patch);
     if (flag === 'epochs' && ctx.values.steps === undefined) delete (config.batch as Json).steps;
   }
   const parsed = TrainerConfig.safeParse(config);
@@ -272,7 +261,7 @@ function mlmConfigFrom(ctx: CommandContext, backbone: string): MlmConfig {
   }
   const every = numberOption(ctx, 'mlm-checkpoint-every', NUMBER_SPECS.int);
   if (every !== undefined) over.checkpoint = { everySteps: every };
-  const parsed = MlmConfig.safeParse(merge(miniMlmPreset.config as unknown as Json, over));
+  const parsed = MlmConfig.safeParse(mergeConfig(miniMlmPreset.config as unknown as Json, over));
   if (!parsed.success) throw new UsageError(`invalid MLM config: ${describeZodIssues(parsed.error.issues)}`);
   return parsed.data;
 }
@@ -282,9 +271,9 @@ function mlmConfigFrom(ctx: CommandContext, backbone: string): MlmConfig {
  * a usage error naming --corpus otherwise (a fresh clone has no runs/mini).
  */
 function mlmCorpus(ctx: CommandContext, backbone: string): string {
-  if (backbone !== 'mini-bert' && backbone !== 'mini-gte')
+  if (!(MINI_BACKBONES as readonly string[]).includes(backbone))
     throw new UsageError(
-      `unknown backbone '${backbone}'; one of: mini-bert, mini-gte (for other models download an HF folder and give --init DIR)`,
+      `unknown backbone '${backbone}'; one of: ${MINI_BACKBONES.join(', ')} (for other models download an HF folder and give --init DIR)`,
     );
   const given = ctx.values.corpus as string | undefined;
   const dataDir = (ctx.values['data-dir'] as string) ?? 'runs/mini';

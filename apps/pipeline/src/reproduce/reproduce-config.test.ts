@@ -1,15 +1,18 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { unknownConfigKeys } from '@dv/core';
-import { describe, expect, it } from 'vitest';
 import {
-  configDifferences,
   mergeConfig,
-  REPRODUCE_PROFILES,
-  ReproduceConfig,
-  resolveReproduceConfig,
-} from './reproduce-config.js';
+  RunConfig,
+  resolveRunOverlay,
+  runOverlayInput,
+  runOverlays,
+  unknownConfigKeys,
+} from '@dv/core';
+import { describe, expect, it } from 'vitest';
+import { configDifferences, resolveReproduceConfig } from './reproduce-config.js';
+
+const REPRODUCE_PROFILES = { mini: resolveRunOverlay('mini') };
 
 const dir = mkdtempSync(join(tmpdir(), 'dv-reproduce-config-'));
 
@@ -58,8 +61,8 @@ describe('reproduce config', () => {
     );
   });
   it('the profiles carry no key the schema would drop', () => {
-    for (const p of Object.values(REPRODUCE_PROFILES))
-      expect(unknownConfigKeys(ReproduceConfig, p)).toEqual([]);
+    for (const name of Object.keys(runOverlays) as Array<keyof typeof runOverlays>)
+      expect(unknownConfigKeys(RunConfig, runOverlayInput(name))).toEqual([]);
   });
   it('configDifferences names the changed leaves (arrays whole)', () => {
     const a = resolveReproduceConfig({ profile: 'mini', quick: true });

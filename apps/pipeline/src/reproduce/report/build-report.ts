@@ -6,9 +6,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
+import type { RunConfig } from '@dv/core';
 import { gitState, readJsonlAll, SeedExample, SynthesisRecord } from '@dv/core';
 import { loadMiniWorld, MINI_FILES } from '@dv/data';
-import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageRecord } from '../stage.js';
 import type { ModelRef } from '../stages/eval-stage.js';
 import { ALL_MIXES, type MixName } from '../stages/mixes-stage.js';
@@ -37,7 +37,7 @@ export interface ReportData {
   createdAt: string;
   machine: { cpu: string; cores: number; node: string; platform: string };
   git: { commit: string | null; dirty: boolean | null };
-  config: ReproduceConfig;
+  config: RunConfig;
   standIns: { id: string; note: string }[];
   /** Each stage with what made it: its key, the code digests in it, the checkout it ran in. */
   stages: {
@@ -128,7 +128,7 @@ async function pairSamples(worldDir: string, synthDir: string, max: number): Pro
 
 export async function buildReport(input: {
   runDir: string;
-  config: ReproduceConfig;
+  config: RunConfig;
   models: readonly ModelRef[];
   records: ReadonlyMap<string, StageRecord>;
   stageDirOf: (id: string) => string;

@@ -8,18 +8,22 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunConfig } from '@dv/core';
 import { BENCHMARKS, loadBenchmarkSets, runBenchmark } from '@dv/eval';
 import { makeRanker } from '../../internal/make-ranker.js';
-import { requirePaper } from '../../internal/paper-hub.js';
+import { paperBenchmarks, requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
-import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
 import { stageFileCode } from '../../stage-code.js';
 import type { ModelRef } from '../eval-stage.js';
 import { BENCHMARK_DATA, BENCHMARKS_STAGE } from './benchmarks-stage.js';
 
-export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
-  const paper = requirePaper(config);
+export function hubEvalStage(
+  config: Pick<RunConfig, 'paper' | 'eval' | 'train'>,
+  model: ModelRef,
+): StageSpec {
+  requirePaper(config);
+  const benchmarks = paperBenchmarks(config);
   const dense = model.kind === 'untrained' || model.kind === 'trained';
   return {
     id: `eval/${model.id}`,
@@ -30,7 +34,7 @@ export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpe
       eval: config.eval,
       formatter: config.train.formatter,
       model: model.id,
-      benchmarks: paper.benchmarks,
+      benchmarks,
     },
     estimateSeconds: dense ? 600 : 60,
     async run(ctx) {
@@ -52,7 +56,7 @@ export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpe
         },
       });
       const spec = dir ? `${config.eval.encoder}:${dir}` : 'bm25';
-      for (const b of paper.benchmarks) {
+      for (const b of benchmarks) {
         const out = join(ctx.dir, b);
         if (existsSync(join(out, 'summary.json'))) continue;
         const sets = await loadBenchmarkSets(BENCHMARKS[b], {
