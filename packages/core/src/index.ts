@@ -188,6 +188,7 @@ export * from './schemas/pooling.js';
 export * from './schemas/qrels.js';
 export * from './schemas/query.js';
 export * from './schemas/run-config.js';
+export { type ConfigLeaf, configLeaves } from './schemas/run-config-leaves.js';
 export * from './schemas/run-manifest.js';
 export * from './schemas/seed-example.js';
 export * from './schemas/synthesis.js';

@@ -179,7 +179,12 @@ const paperOverlay: RunOverlay = {
       checkpoint: { everySteps: 1000 },
       logEverySteps: 10,
     },
-    eval: { benchmarks: ['followir', 'infosearch', 'mair'], devPairs: false, batchSize: 128, maxLength: 512 },
+    eval: {
+      benchmarks: ['followir', 'infosearch', 'mair'],
+      viewAccuracy: false,
+      batchSize: 128,
+      maxLength: 512,
+    },
     paper: {
       seeds: { dataset: 'promptriever', instructionSeeds: null, generalExamples: null, generalNegatives: 30 },
       datasets: [
@@ -232,7 +237,7 @@ const paperOverlay: RunOverlay = {
     'train.logEverySteps': 'ours: the trainer default',
     'eval.benchmarks': 'seed: evaluation on FollowIR, InfoSearch and MAIR (@dv/eval task registry)',
     'eval.maxLength': 'seed: 512-token maximum sequence length',
-    'eval.devPairs': 'ours: no dev pairs in the paper profile',
+    'eval.viewAccuracy': 'ours: no dev pairs in the paper profile',
     'paper.seeds.dataset':
       'seed / Promptriever: samaya-ai/msmarco-w-instructions (~980k rows), registry entry "promptriever"',
     'paper.seeds.generalNegatives': 'seed: 30 hard negatives per query',

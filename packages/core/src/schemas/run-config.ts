@@ -58,11 +58,11 @@ export const EvalConfig = z.object({
     .describe(
       'Benchmarks every model is evaluated on, by @dv/eval task-registry name: mini-followir / mini-infosearch (mini profile) or followir / infosearch / mair (paper profile)',
     ),
-  devPairs: z
+  viewAccuracy: z
     .boolean()
     .default(true)
     .describe(
-      'Also measure complement-view accuracy on the dev pairs (mini profile; needs synthesis.devPairs > 0)',
+      'Also measure the complement-view accuracy on the synthesized dev pairs (mini profile; how many pairs: synthesis.devPairs, 0 = none)',
     ),
   baselines: z
     .boolean()

@@ -142,7 +142,7 @@ export function evalStage(
         }
         await ctx.checkpoint('infosearch done');
       }
-      if (config.eval.devPairs && config.synthesis.devPairs > 0 && !lexical) {
+      if (config.eval.viewAccuracy && config.synthesis.devPairs > 0 && !lexical) {
         const out = join(ctx.dir, EVAL_DIRS.devPairs);
         if (!existsSync(join(out, DEV_PAIRS_RESULT))) {
           const seeds = await readJsonlAll(join(ctx.depDir('world'), MINI_FILES.seedsDev), SeedExample);
