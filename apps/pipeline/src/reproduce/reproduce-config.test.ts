@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -76,5 +76,17 @@ describe('reproduce config', () => {
       a: { b: 1, c: [3] },
       d: 2,
     });
+  });
+});
+
+describe('resolved defaults (issue 23: one config tree, same values)', () => {
+  // Written from the resolver when the reproduce config moved into @dv/core's RunConfig, and
+  // checked equal (slice renames mapped) to what the earlier ReproduceConfig resolved to; the
+  // quick run's results were byte-identical. A change here changes what `pnpm reproduce` runs.
+  const golden = (name: string) =>
+    JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', `resolved-${name}.json`), 'utf8'));
+  it('pnpm reproduce and --quick resolve to the recorded values', () => {
+    expect(resolveReproduceConfig({ profile: 'mini' })).toEqual(golden('mini'));
+    expect(resolveReproduceConfig({ profile: 'mini', quick: true })).toEqual(golden('quick'));
   });
 });
