@@ -130,6 +130,7 @@ export {
   writeRun,
 } from './io/trec.js';
 export { buildManifest, dvPackageVersions, gitState, type ManifestInput, writeManifest } from './manifest.js';
+export { mergeConfig } from './merge-config.js';
 export {
   encodeOnnxModel,
   type OnnxAttributeValue,
@@ -152,6 +153,12 @@ export {
   paperPreset,
   paperTrainerPreset,
   presets,
+  type RunOverlay,
+  type RunOverlayName,
+  resolveRunOverlay,
+  runOverlayInput,
+  runOverlaySources,
+  runOverlays,
   type TrainerPreset,
   trainerPresets,
 } from './presets.js';
@@ -172,19 +179,24 @@ export * from './schemas/embedding-shard.js';
 export * from './schemas/evaluation-result.js';
 export * from './schemas/formatter-settings.js';
 export * from './schemas/instructed-set.js';
+export * from './schemas/mini-world-options.js';
 export * from './schemas/mteb-results.js';
 export * from './schemas/onnx-precision.js';
+export * from './schemas/paper-section.js';
 export * from './schemas/passage.js';
 export * from './schemas/pooling.js';
 export * from './schemas/qrels.js';
 export * from './schemas/query.js';
 export * from './schemas/run-config.js';
+export { type ConfigLeaf, configLeaves } from './schemas/run-config-leaves.js';
 export * from './schemas/run-manifest.js';
 export * from './schemas/seed-example.js';
 export * from './schemas/synthesis.js';
+export * from './schemas/synthesis-config.js';
 export * from './schemas/synthesis-run-config.js';
 export * from './schemas/trainer-config.js';
 export * from './schemas/training-example.js';
+export * from './schemas/training-slices.js';
 export { Bm25Index, type Bm25Parameters, bm25Defaults } from './search/bm25-index.js';
 export { BoundedHeap } from './search/bounded-heap.js';
 export {

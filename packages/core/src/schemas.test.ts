@@ -234,8 +234,13 @@ describe('schemas: valid examples parse, invalid ones are refused with a path', 
     const { miniPreset } = await import('./index.js');
     const ok = miniPreset.config;
     expect(RunConfig.safeParse(ok).success).toBe(true);
-    expect(RunConfig.safeParse({ ...ok, loss: { ...ok.loss, temperature: 0 } }).success).toBe(false);
-    expect(RunConfig.safeParse({ ...ok, data: { ...ok.data, mix: 'ins-mixed' } }).success).toBe(false);
+    expect(
+      RunConfig.safeParse({ ...ok, train: { ...ok.train, loss: { ...ok.train.loss, temperature: 0 } } })
+        .success,
+    ).toBe(false);
+    // the mix is per stage now (every mix is trained): the mix names are DataMix's
+    const { DataMix } = await import('./index.js');
+    expect(DataMix.safeParse('ins-mixed').success).toBe(false);
     expect(RunConfig.safeParse({ profile: 'mini' }).success).toBe(false);
   });
 

@@ -6,7 +6,10 @@
  *   model names an LLM the reverser is not);
  * - the mini preset's concurrency (1) is for the offline reverser: an endpoint (`openai`) gets
  *   16 requests in flight unless `concurrency` is given;
- * - verification on (the preset's `verify`, or `verify: true`) without a judge uses `lexical`.
+ * - verification on (the preset's `verify`, or `verify: true`) without a judge uses `lexical`:
+ *   the preset's judge and dev-pair count are its reproduction's (the mini world's documents
+ *   carry WordNet metadata for `lexical-metadata`; seeds given to `dv synth` may not), so they
+ *   are not taken from the preset.
  *
  * The result is unvalidated input: parse it (inside a `SynthesisRunConfig`) once.
  */
@@ -19,7 +22,12 @@ export function synthesisConfigFromPreset(
   preset: PresetName,
   overrides: Partial<SynthesisConfigInput> = {},
 ): SynthesisConfigInput {
-  const base: SynthesisConfigInput = presets[preset].config.synthesis;
+  const {
+    judge: _judge,
+    judgeThreshold: _threshold,
+    devPairs: _devPairs,
+    ...base
+  } = presets[preset].config.synthesis;
   const merged: SynthesisConfigInput = { ...base, ...overrides };
   const backend = merged.backend ?? 'offline';
   if (overrides.model === undefined && backend === 'offline') merged.model = 'offline-reverser';

@@ -117,7 +117,7 @@ Exit codes: 0 all recorded, 1 bad data, 2 bad usage, 3 seeds still pending, 130 
         limits: { maxRequests: job.maxRequests, maxBytes: job.maxBytes },
         pollIntervalMs: job.pollSeconds * 1000,
         ...(apiKey ? { secrets: [apiKey] } : {}),
-        formatter: preset.config.formatter,
+        formatter: preset.config.train.formatter,
         config,
         command: ctx.commandLine,
         signal: abort.signal,

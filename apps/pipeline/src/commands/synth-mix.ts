@@ -3,13 +3,13 @@
  * folder (@dv/synth `writeMixes`); budget and K from the flags or a preset's data slice.
  */
 import { resolve } from 'node:path';
-import { DataConfig, DataMix, DEFAULT_SEED, type PresetName, prepareOutputDir, presets } from '@dv/core';
+import { DataMix, DEFAULT_SEED, MixesConfig, type PresetName, prepareOutputDir, presets } from '@dv/core';
 import { type TrainerFormat, trainerFormats, writeMixes } from '@dv/synth';
 import { z } from 'zod';
 import { defineCommand, listOption, requireString, schemaFlags, UsageError } from '../cli-kit.js';
 
-/** The mix build's settings: the data slice's budget and K, and the export's own. */
-const MixSettings = DataConfig.pick({ budget: true, instructionExamples: true })
+/** The mix build's settings: the mixes slice's budget and K, and the export's own. */
+const MixSettings = MixesConfig.pick({ budget: true, instructionExamples: true })
   .partial()
   .extend({
     seed: z.number().int().nonnegative().default(DEFAULT_SEED).describe('selection seed'),
@@ -46,7 +46,7 @@ sentence-transformers and FlagEmbedding files.`,
     out: { type: 'string', description: 'output folder', valueName: 'DIR' },
     preset: {
       type: 'string',
-      description: `${Object.keys(presets).join(' | ')}: budget and K from the preset's data slice (RunConfig.data)`,
+      description: `${Object.keys(presets).join(' | ')}: budget and K from the preset's mixes slice (RunConfig.mixes)`,
       valueName: 'NAME',
     },
     general: {
@@ -70,7 +70,7 @@ sentence-transformers and FlagEmbedding files.`,
     const presetName = ctx.values.preset;
     if (presetName !== undefined && !(presetName in presets))
       throw new UsageError(`unknown preset '${presetName}'; one of ${Object.keys(presets).join(', ')}`);
-    const data = presetName ? presets[presetName as PresetName].config.data : undefined;
+    const data = presetName ? presets[presetName as PresetName].config.mixes : undefined;
     const { seed, maxNegatives, ...given } = MixSettings.parse(ctx.settings);
     const budget = given.budget ?? data?.budget;
     if (budget === undefined)
@@ -109,7 +109,7 @@ sentence-transformers and FlagEmbedding files.`,
       formats: formats as TrainerFormat[],
       ...(mixes.length ? { mixes: mixes as DataMix[] } : {}),
       // the exported query/document strings use the one formatter, recorded in the manifest
-      formatter: presets.mini.config.formatter,
+      formatter: presets.mini.config.train.formatter,
       command: ctx.commandLine,
     });
     for (const [name, c] of Object.entries(res))

@@ -91,7 +91,7 @@ reached (3 connection failures in a row stop the run); 2 bad usage; 3 partial: s
       seedsPath: requireString(ctx, 'seeds'),
       outDir: requireString(ctx, 'out'),
       synthesis,
-      formatter: presets[presetName].config.formatter,
+      formatter: presets[presetName].config.train.formatter,
       shard: shardOption(ctx),
     });
     if (!parsed.success)

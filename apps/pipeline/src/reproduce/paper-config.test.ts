@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runOverlaySources } from '@dv/core';
 import { HUB_DATASETS } from '@dv/data';
 import { describe, expect, it } from 'vitest';
-import { paperReproducePreset } from './paper-config.js';
 import { resolveReproduceConfig } from './reproduce-config.js';
 import { benchmarkDatasets } from './stages/paper/benchmarks-stage.js';
 import { buildPaperStages } from './stages/paper/build-paper-stages.js';
@@ -18,7 +18,7 @@ const file = (name: string, body: unknown) => {
 describe('paper profile config', () => {
   it("carries the paper's values", () => {
     const c = resolveReproduceConfig({ profile: 'paper' });
-    expect(c.paper!.synthesis.model).toBe('Qwen/Qwen3-Next-80B-A3B-Instruct');
+    expect(c.synthesis.model).toBe('Qwen/Qwen3-Next-80B-A3B-Instruct');
     expect(c.paper!.seeds.dataset).toBe('promptriever');
     expect(HUB_DATASETS[c.paper!.seeds.dataset as 'promptriever'].repo).toBe(
       'samaya-ai/msmarco-w-instructions',
@@ -34,40 +34,42 @@ describe('paper profile config', () => {
     expect([c.train.model.maxQueryLength, c.train.model.maxDocLength, c.eval.maxLength]).toEqual([
       512, 512, 512,
     ]);
-    expect(c.paper!.benchmarks).toEqual(['followir', 'infosearch', 'mair']);
+    expect(c.eval.benchmarks).toEqual(['followir', 'infosearch', 'mair']);
     // FollowIR 3 + InfoSearch 6 + MAIR queries and docs, from the task registry
-    expect(benchmarkDatasets(c.paper!).map((d) => d.key)).toHaveLength(11);
-    // the preset's datasets are the seed data and those tasks' datasets, not a second list
+    expect(benchmarkDatasets(c).map((d) => d.key)).toHaveLength(11);
+    // the preset's datasets (core cannot import the task registry) are the seed data and exactly
+    // those tasks' datasets, in the registry's order
     expect(c.paper!.datasets.map((d) => d.name)).toEqual([
       'promptriever',
-      ...benchmarkDatasets(c.paper!).map((d) => d.key),
+      ...benchmarkDatasets(c).map((d) => d.key),
     ]);
     expect(c.paper!.compute).toBe('gpu');
   });
   it('every value the preset sets has its provenance', () => {
     for (const k of [
-      'paper.synthesis.model',
+      'synthesis.model',
       'paper.seeds.dataset',
       'paper.models[0]',
       'paper.models[1]',
-      'paper.benchmarks',
+      'eval.benchmarks',
       'mixes.budget',
       'train.batch.hardNegatives',
       'train.loss.temperature',
       'train.model.maxQueryLength',
     ])
-      expect(paperReproducePreset.sources[k as keyof typeof paperReproducePreset.sources], k).toMatch(/\w/);
+      expect(runOverlaySources('paper')[k], k).toMatch(/\w/);
   });
   it('--config FILE overrides it; bad values name the file and the field', () => {
     const c = resolveReproduceConfig({
       profile: 'paper',
       configFile: file('over.json', {
         mixes: { budget: 240_000 },
-        paper: { compute: 'scale-out', scaleOut: { command: 'torchrun' }, benchmarks: ['followir'] },
+        paper: { compute: 'scale-out', scaleOut: { command: 'torchrun' } },
+        eval: { benchmarks: ['followir'] },
       }),
     });
     expect(c.mixes.budget).toBe(240_000);
-    expect(c.paper!.synthesis.model).toBe('Qwen/Qwen3-Next-80B-A3B-Instruct'); // merged, not replaced
+    expect(c.synthesis.model).toBe('Qwen/Qwen3-Next-80B-A3B-Instruct'); // merged, not replaced
     expect(c.paper!.scaleOut).toEqual({
       command: 'torchrun',
       engine: 'sentence-transformers',

@@ -42,9 +42,19 @@ let chat: LoopbackChatServer;
 const dir = mkdtempSync(join(tmpdir(), 'dv-paper-prereq-'));
 const hubUrl = () => `http://127.0.0.1:${(hub.address() as AddressInfo).port}`;
 
-function writeConfig(name: string, paper: Record<string, unknown>): string {
+/** A paper config; `synthesis` and `benchmarks` given with the paper section go to their slices. */
+function writeConfig(name: string, section: Record<string, unknown>): string {
   const path = join(dir, name);
-  writeFileSync(path, JSON.stringify({ mixes: { budget: 64 }, paper }));
+  const { synthesis, benchmarks, ...paper } = section;
+  writeFileSync(
+    path,
+    JSON.stringify({
+      mixes: { budget: 64 },
+      synthesis,
+      ...(benchmarks ? { eval: { benchmarks } } : {}),
+      paper,
+    }),
+  );
   return path;
 }
 

@@ -14,9 +14,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunConfig } from '@dv/core';
 import { HUB_DATASETS, hubCacheDir } from '@dv/data';
 import { configuredRevision } from './paper-config.js';
-import type { ReproduceConfig } from './reproduce-config.js';
 import { findExecutable, resolveScaleOutLaunch } from './scale-out-launcher.js';
 import { benchmarkDatasets } from './stages/paper/benchmarks-stage.js';
 
@@ -74,7 +74,7 @@ export interface PrerequisiteOptions {
 }
 
 export async function checkPaperPrerequisites(
-  config: ReproduceConfig,
+  config: RunConfig,
   o: PrerequisiteOptions = {},
 ): Promise<string[]> {
   const missing: string[] = [];
@@ -85,47 +85,47 @@ export async function checkPaperPrerequisites(
     ];
   const timeoutMs = o.timeoutMs ?? 5000;
 
-  const key = process.env[paper.synthesis.apiKeyEnv];
+  const key = process.env[config.synthesis.apiKeyEnv];
   const auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
-  for (const base of paper.synthesis.baseURLs) {
+  for (const base of config.synthesis.baseURLs) {
     const root = base.replace(/\/+$/, '');
     const r = await get(`${root}/models`, auth, timeoutMs);
     if (typeof r === 'string') {
       missing.push(
-        `synthesis endpoint ${base}: not reachable (${r}); start the server or set paper.synthesis.baseURLs`,
+        `synthesis endpoint ${base}: not reachable (${r}); start the server or set synthesis.baseURLs`,
       );
       continue;
     }
     if (r.status === 401 || r.status === 403) {
       missing.push(
-        `synthesis endpoint ${base}: refused the API key (HTTP ${r.status}); set $${paper.synthesis.apiKeyEnv}`,
+        `synthesis endpoint ${base}: refused the API key (HTTP ${r.status}); set $${config.synthesis.apiKeyEnv}`,
       );
       continue;
     }
     if (r.ok) {
       const body = (await r.json().catch(() => null)) as { data?: { id?: string }[] } | null;
       const ids = (body?.data ?? []).map((m) => m.id);
-      if (!ids.includes(paper.synthesis.model))
+      if (!ids.includes(config.synthesis.model))
         missing.push(
-          `synthesis endpoint ${base}: does not serve model '${paper.synthesis.model}' (serves: ${ids.join(', ') || 'none'})`,
+          `synthesis endpoint ${base}: does not serve model '${config.synthesis.model}' (serves: ${ids.join(', ') || 'none'})`,
         );
       continue;
     }
     // No model listing (some servers): one 1-token chat request says whether the model answers.
     const c = await post(
       `${root}/chat/completions`,
-      { model: paper.synthesis.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 },
+      { model: config.synthesis.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 },
       auth,
       timeoutMs,
     );
     if (typeof c === 'string') missing.push(`synthesis endpoint ${base}: not reachable (${c})`);
     else if (c.status === 401 || c.status === 403)
       missing.push(
-        `synthesis endpoint ${base}: refused the API key (HTTP ${c.status}); set $${paper.synthesis.apiKeyEnv}`,
+        `synthesis endpoint ${base}: refused the API key (HTTP ${c.status}); set $${config.synthesis.apiKeyEnv}`,
       );
     else if (!c.ok)
       missing.push(
-        `synthesis endpoint ${base}: a chat request for '${paper.synthesis.model}' answered HTTP ${c.status}`,
+        `synthesis endpoint ${base}: a chat request for '${config.synthesis.model}' answered HTTP ${c.status}`,
       );
   }
 
@@ -141,7 +141,7 @@ export async function checkPaperPrerequisites(
     if (!wanted.has(name)) wanted.set(name, configuredRevision(paper, name));
   };
   want(paper.seeds.dataset);
-  for (const d of benchmarkDatasets(paper)) want(d.key);
+  for (const d of benchmarkDatasets(config)) want(d.key);
   for (const d of paper.datasets) want(d.name);
   for (const [name, configured] of wanted) {
     const d = { name, revision: configured };

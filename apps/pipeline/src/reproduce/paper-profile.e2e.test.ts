@@ -143,9 +143,9 @@ describe('pnpm reproduce --profile paper (loopback stand-ins)', () => {
     const r = await reproduce(
       {
         ...s.config,
+        synthesis: { ...(s.config.synthesis as object), baseURLs: ['http://127.0.0.1:9/v1'] },
         paper: {
           ...paper,
-          synthesis: { ...(paper.synthesis as object), baseURLs: ['http://127.0.0.1:9/v1'] },
           datasets: [], // the stand-in's pins of Promptriever, InfoSearch-Length and MAIR dropped
         },
       },

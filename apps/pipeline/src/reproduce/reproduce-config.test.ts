@@ -1,15 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { unknownConfigKeys } from '@dv/core';
-import { describe, expect, it } from 'vitest';
 import {
-  configDifferences,
   mergeConfig,
-  REPRODUCE_PROFILES,
-  ReproduceConfig,
-  resolveReproduceConfig,
-} from './reproduce-config.js';
+  RunConfig,
+  resolveRunOverlay,
+  runOverlayInput,
+  runOverlays,
+  unknownConfigKeys,
+} from '@dv/core';
+import { describe, expect, it } from 'vitest';
+import { configDifferences, resolveReproduceConfig } from './reproduce-config.js';
+
+const REPRODUCE_PROFILES = { mini: resolveRunOverlay('mini') };
 
 const dir = mkdtempSync(join(tmpdir(), 'dv-reproduce-config-'));
 
@@ -58,8 +61,8 @@ describe('reproduce config', () => {
     );
   });
   it('the profiles carry no key the schema would drop', () => {
-    for (const p of Object.values(REPRODUCE_PROFILES))
-      expect(unknownConfigKeys(ReproduceConfig, p)).toEqual([]);
+    for (const name of Object.keys(runOverlays) as Array<keyof typeof runOverlays>)
+      expect(unknownConfigKeys(RunConfig, runOverlayInput(name))).toEqual([]);
   });
   it('configDifferences names the changed leaves (arrays whole)', () => {
     const a = resolveReproduceConfig({ profile: 'mini', quick: true });
@@ -73,5 +76,17 @@ describe('reproduce config', () => {
       a: { b: 1, c: [3] },
       d: 2,
     });
+  });
+});
+
+describe('resolved defaults (issue 23: one config tree, same values)', () => {
+  // Written from the resolver when the reproduce config moved into @dv/core's RunConfig, and
+  // checked equal (slice renames mapped) to what the earlier ReproduceConfig resolved to; the
+  // quick run's results were byte-identical. A change here changes what `pnpm reproduce` runs.
+  const golden = (name: string) =>
+    JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', `resolved-${name}.json`), 'utf8'));
+  it('pnpm reproduce and --quick resolve to the recorded values', () => {
+    expect(resolveReproduceConfig({ profile: 'mini' })).toEqual(golden('mini'));
+    expect(resolveReproduceConfig({ profile: 'mini', quick: true })).toEqual(golden('quick'));
   });
 });

@@ -8,10 +8,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { RunConfig } from '@dv/core';
 import { acquireOutputLock, guardOutputDir, writeJsonAtomic } from '@dv/core';
 import { explainDag, type StageExplanation } from './explain-dag.js';
 import { checkPaperPrerequisites, PrerequisitesMissing } from './paper-prerequisites.js';
-import { configDifferences, type ReproduceConfig, resolveReproduceConfig } from './reproduce-config.js';
+import { configDifferences, resolveReproduceConfig } from './reproduce-config.js';
 import { type DagResult, runDag, stageDir } from './run-dag.js';
 import type { StageSpec } from './stage.js';
 import { buildMiniStages } from './stages/build-stages.js';
@@ -35,7 +36,7 @@ export interface ReproduceOptions {
 
 export interface ReproduceResult {
   outDir: string;
-  config: ReproduceConfig;
+  config: RunConfig;
   dag: DagResult;
   wallSeconds: number;
   report: { markdown: string; html: string; results: string } | null;
@@ -53,7 +54,7 @@ export function defaultRunDir(profile: 'mini' | 'paper', quick: boolean): string
 }
 
 /** The config a `pnpm reproduce` invocation resolves to (profile, --quick, --config, --seeds, --backbones). */
-function resolveConfigOf(o: ReproduceOptions): ReproduceConfig {
+function resolveConfigOf(o: ReproduceOptions): RunConfig {
   const profile = o.profile ?? 'mini';
   return resolveReproduceConfig({
     profile,
@@ -71,7 +72,7 @@ function resolveConfigOf(o: ReproduceOptions): ReproduceConfig {
  */
 export function explainReproduce(o: ReproduceOptions = {}): {
   outDir: string;
-  config: ReproduceConfig;
+  config: RunConfig;
   stages: StageExplanation[];
 } {
   const profile = o.profile ?? 'mini';
@@ -96,7 +97,7 @@ export function explainReproduce(o: ReproduceOptions = {}): {
  * `--config` wants; but pointed at another experiment's folder by mistake it would overwrite
  * that experiment's models and report. So it is said up front, naming the changed fields.
  */
-function noteOtherConfig(outDir: string, config: ReproduceConfig, stream: NodeJS.WritableStream): void {
+function noteOtherConfig(outDir: string, config: RunConfig, stream: NodeJS.WritableStream): void {
   const path = join(outDir, 'config.json');
   if (!existsSync(path)) return;
   let previous: unknown;

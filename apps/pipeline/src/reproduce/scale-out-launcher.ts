@@ -14,7 +14,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
-import type { PaperSection } from './paper-config.js';
+import type { PaperSection } from '@dv/core';
 
 /** The script and its arguments appended to every launcher (run in the export folder). */
 export const ENGINE_SCRIPT_ARGS = ['dv_st_train.py', '--settings', 'settings.json'] as const;

@@ -8,6 +8,7 @@ import {
   describeUnknownKeys,
   describeZodIssues,
   MlmConfig,
+  mergeConfig,
   miniMlmPreset,
   TrainerConfig,
   trainerPresets,
@@ -16,19 +17,6 @@ import {
 import { type DeepPartial, UsageError } from '../cli-kit.js';
 
 type Json = Record<string, unknown>;
-
-/** Deep merge of plain objects (arrays and scalars replace). */
-function merge(base: Json, over: Json): Json {
-  const out: Json = { ...base };
-  for (const [k, v] of Object.entries(over)) {
-    const b = out[k];
-    out[k] =
-      v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
-        ? merge(b as Json, v as Json)
-        : v;
-  }
-  return out;
-}
 
 /** The trainer config: preset <- `--config FILE` <- the flags' settings, validated. */
 export function trainerRunConfig(opts: {
@@ -56,9 +44,9 @@ export function trainerRunConfig(opts: {
     // strict: a misspelt key would otherwise be dropped by zod and the preset's value used
     const unknown = unknownConfigKeys(TrainerConfig, json);
     if (unknown.length) throw new UsageError(describeUnknownKeys(unknown, file, text));
-    config = merge(config, json as Json);
+    config = mergeConfig(config, json as Json);
   }
-  config = merge(config, flags as Json);
+  config = mergeConfig(config, flags as Json);
   // --epochs without --steps: train for the epochs, not the preset's step count
   if (flags.batch?.epochs !== undefined && flags.batch.steps === undefined)
     delete (config.batch as Json).steps;
@@ -73,7 +61,10 @@ export function trainerRunConfig(opts: {
 /** The MLM config of `dv train mlm` / `--backbone`: the mini preset <- the flags' settings. */
 export function mlmRunConfig(flags: DeepPartial<MlmConfig> = {}, backbone?: string): MlmConfig {
   const parsed = MlmConfig.safeParse(
-    merge(miniMlmPreset.config as unknown as Json, { ...(flags as Json), ...(backbone ? { backbone } : {}) }),
+    mergeConfig(miniMlmPreset.config as unknown as Json, {
+      ...(flags as Json),
+      ...(backbone ? { backbone } : {}),
+    }),
   );
   if (!parsed.success) throw new UsageError(`invalid MLM config: ${describeZodIssues(parsed.error.issues)}`);
   return parsed.data;

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MlmConfig } from '@dv/core';
+import { MINI_BACKBONES, type MlmConfig } from '@dv/core';
 import type { TrainEvent } from '@dv/train';
 import { UsageError } from '../cli-kit.js';
 import { lockOutputFolder } from '../output-folder.js';
@@ -28,9 +28,9 @@ export interface BackboneOptions {
  */
 export function mlmCorpus(o: BackboneOptions): string {
   const { backbone } = o;
-  if (backbone !== 'mini-bert' && backbone !== 'mini-gte')
+  if (!(MINI_BACKBONES as readonly string[]).includes(backbone))
     throw new UsageError(
-      `unknown backbone '${backbone}'; one of: mini-bert, mini-gte (for other models download an HF folder and give --init DIR)`,
+      `unknown backbone '${backbone}'; one of: ${MINI_BACKBONES.join(', ')} (for other models download an HF folder and give --init DIR)`,
     );
   const dataDir = o.dataDir ?? 'runs/mini';
   const corpus = o.corpus ?? join(dataDir, 'corpus.jsonl');

@@ -5,16 +5,20 @@
 import { z } from 'zod';
 
 export const FormatterSettings = z.object({
-  /** Prepended to every formatted query, e.g. `query: ` for E5-style models. */
-  queryPrefix: z.string().default(''),
-  /** Prepended to every formatted document, e.g. `passage: `. */
-  documentPrefix: z.string().default(''),
-  /** Between query and instruction. mteb joins `query + " " + instruction`. */
-  joiner: z.string().default(' '),
-  /** Put the instruction before the query instead of after it. */
-  instructionFirst: z.boolean().default(false),
-  /** Between title and text; an empty title adds nothing. */
-  titleJoiner: z.string().default(' '),
+  queryPrefix: z
+    .string()
+    .default('')
+    .describe('Prepended to every formatted query, e.g. `query: ` for E5-style models'),
+  documentPrefix: z.string().default('').describe('Prepended to every formatted document, e.g. `passage: `'),
+  joiner: z
+    .string()
+    .default(' ')
+    .describe('Between query and instruction (mteb joins `query + " " + instruction`)'),
+  instructionFirst: z
+    .boolean()
+    .default(false)
+    .describe('Put the instruction before the query instead of after it'),
+  titleJoiner: z.string().default(' ').describe('Between title and text; an empty title adds nothing'),
 });
 export type FormatterSettings = z.infer<typeof FormatterSettings>;
 export type FormatterSettingsInput = z.input<typeof FormatterSettings>;

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { presets } from '../presets.js';
-import { BatchConfig, ModelConfig, RunConfig, SynthesisConfig } from './run-config.js';
+import { RunConfig } from './run-config.js';
+import { SynthesisConfig } from './synthesis-config.js';
 import { SynthesisRunConfig } from './synthesis-run-config.js';
 import { TrainerBatchConfig, TrainerModelConfig, trainerConfigFromRunConfig } from './trainer-config.js';
+import { BatchConfig, ModelConfig } from './training-slices.js';
 
 describe('SynthesisConfig', () => {
   it('accepts optional pricing and judge, and keeps them optional', () => {
@@ -27,14 +29,16 @@ describe('RunConfig composes the stage configs', () => {
     for (const p of Object.values(presets)) {
       const run = RunConfig.parse(p.config);
       expect(run).toEqual(p.config);
-      // trainer: the model and batch slices are the trainer's fields (one definition)
+      // trainer: the train slice is the trainer's config as it is, with the run's first seed
       const t = trainerConfigFromRunConfig(run);
-      expect(TrainerModelConfig.parse(run.model)).toEqual({ ...t.model });
-      expect(t.batch).toMatchObject({ ...run.batch, hardNegatives: run.data.hardNegatives });
-      expect(t.checkpoint).toEqual(run.checkpoint);
-      // synthesis: the slice is the synthesis run's config as it is
-      const s = SynthesisRunConfig.parse({ seedsPath: 's.jsonl', outDir: 'out', synthesis: run.synthesis });
-      expect(s.synthesis).toEqual(run.synthesis);
+      expect(TrainerModelConfig.parse(run.train.model)).toEqual({ ...t.model });
+      expect(t.batch).toEqual(run.train.batch);
+      expect(t.checkpoint).toEqual(run.train.checkpoint);
+      expect(t.seed).toBe(run.seeds[0]);
+      // synthesis: the slice is the synthesis run's config as it is (plus the dev-pair count)
+      const { devPairs: _reproduceOnly, ...synthesis } = run.synthesis;
+      const s = SynthesisRunConfig.parse({ seedsPath: 's.jsonl', outDir: 'out', synthesis });
+      expect(s.synthesis).toEqual(synthesis);
     }
   });
 

@@ -1,153 +1,164 @@
 /**
- * Typed configuration, one schema per concern (model, data, loss, optimiser, schedule,
- * checkpoint, evaluation, synthesis), composed into a run config. Presets live in
- * `presets.ts` and say where each value comes from. Each slice is defined once and read by
- * the library entry point of its stage: the trainer's config (trainer-config.ts) is built
- * from the model, loss, optimizer, schedule, batch and checkpoint slices (it picks or extends
- * them, `trainerConfigFromRunConfig`); `synthesis` is the slice of @dv/synth's
- * `createSynthesisRun` (synthesis-run-config.ts); `eval.benchmarks` name entries of @dv/eval's
- * task registry (checked in its test).
+ * The run config: one tree holding every setting of a run, the input of `pnpm reproduce` and
+ * the source of each stage's slice. One schema per concern, each declared once:
+ *
+ * | slice | schema | read by |
+ * | --- | --- | --- |
+ * | `profile`, `variant`, `seeds`, `backbones` | here | the stage graph, the report |
+ * | `world` | `MiniWorldOptions` (mini-world-options.ts) | @dv/data `buildMiniWorld` (world stage) |
+ * | `synthesis` | `SynthesisConfig` (synthesis-config.ts) + `devPairs` | @dv/synth `runSynthesis` / `createSynthesisRun` (synth stages) |
+ * | `mixes` | `MixesConfig` | @dv/synth `writeMixes` (mixes stage) |
+ * | `pretrain` | `MlmConfig` without `backbone` (trainer-config.ts) | @dv/train `pretrainMlm` (pretrain stages) |
+ * | `train` | `TrainerConfig` (trainer-config.ts) | @dv/train `trainRetriever` (train stages), `dv train run` |
+ * | `eval` | `EvalConfig` | @dv/eval runners (eval stages) |
+ * | `paper` | `PaperSection` (paper-section.ts) | the paper profile's Hub and compute stages |
+ *
+ * The profiles are partial overlays over this tree's defaults (`runOverlays` in presets.ts:
+ * `mini`, `quick`, `paper`), each with the provenance of its values. `mergeConfig`
+ * (merge-config.ts) layers an overlay, a `--config FILE` and flags; `RunConfig.parse` validates.
  */
 import { z } from 'zod';
-import { FormatterSettings } from './formatter-settings.js';
-import { Pooling } from './pooling.js';
+import { DEFAULT_SEED } from '../rng.js';
+import { MiniWorldOptions } from './mini-world-options.js';
+import { PaperBenchmark, PaperSection } from './paper-section.js';
+import { SynthesisConfig } from './synthesis-config.js';
+import { MINI_BACKBONES, MlmConfig, TrainerConfig } from './trainer-config.js';
 
-/** The model slice; its encoding fields are also the trainer's (`TrainerModelConfig` picks them). */
-export const ModelConfig = z.object({
-  /** Registry name of a backbone (`mini-bert`, `gte-multilingual-mlm-base`...) or a local HF folder. */
-  backbone: z.string().min(1),
-  /** The Hugging Face `model_type` (gte's is `new`); @dv/train's architecture registry has one module per value (checked in its test). */
-  architecture: z.enum(['bert', 'xlm-roberta', 'new']),
-  pooling: Pooling.default('cls'),
-  normalize: z.boolean().default(true),
-  /** Tokens per query (query + instruction), special tokens included. */
-  maxQueryLength: z.number().int().positive().default(512),
-  /** Tokens per document (title + text), special tokens included. */
-  maxDocLength: z.number().int().positive().default(512),
+export const MixesConfig = z.object({
+  budget: z
+    .number()
+    .int()
+    .positive()
+    .describe('Training examples per mix (the matched budget: every mix holds this many)'),
+  instructionExamples: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(
+      'All-* mixes: how many of `budget` are instruction examples, held fixed across mixes (absent: budget / 2)',
+    ),
+  seed: z.number().int().default(DEFAULT_SEED).describe("Seed of the mixes' sampling and order"),
+  controls: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Also train the topic-matched control arms (Ins-orig-tm, All-orig-tm: the DV mixes' topics, each original twice), so a verdict on dual-view data is read beside what topic count alone does (issue 26)",
+    ),
 });
-export type ModelConfig = z.infer<typeof ModelConfig>;
+export type MixesConfig = z.infer<typeof MixesConfig>;
 
-/**
- * The paper's four matched-budget mixes, and two control arms of ours (issue 26): `ins-orig-tm`
- * and `all-orig-tm` hold exactly the instruction topics of Ins-DV / All-DV (their pairs'
- * originals), each original twice instead of with its complement, so that a comparison with
- * them isolates what the complement adds beyond seeing fewer topics twice.
- */
-export const DataMix = z.enum(['ins-orig', 'ins-dv', 'all-orig', 'all-dv', 'ins-orig-tm', 'all-orig-tm']);
-export type DataMix = z.infer<typeof DataMix>;
-
-export const DataConfig = z.object({
-  mix: DataMix,
-  /** Total number of training examples (the matched budget). */
-  budget: z.number().int().positive(),
-  /** For All-* mixes: how many of `budget` are instruction examples (held fixed across mixes). */
-  instructionExamples: z.number().int().nonnegative().optional(),
-  hardNegatives: z.number().int().nonnegative().default(30),
-});
-export type DataConfig = z.infer<typeof DataConfig>;
-
-export const LossConfig = z.object({
-  name: z.literal('info-nce').default('info-nce'),
-  /** Softmax temperature tau; the logit scale 1/tau is derived where the loss is computed. */
-  temperature: z.number().positive().default(0.02),
-  inBatchNegatives: z.boolean().default(true),
-  /** Ignore in-batch documents that are positives of another query with the same text. */
-  maskFalseNegatives: z.boolean().default(true),
-});
-export type LossConfig = z.infer<typeof LossConfig>;
-
-export const OptimizerConfig = z.object({
-  name: z.literal('adamw').default('adamw'),
-  lr: z.number().positive(),
-  weightDecay: z.number().nonnegative().default(0.01),
-  beta1: z.number().min(0).max(1).default(0.9),
-  beta2: z.number().min(0).max(1).default(0.999),
-  epsilon: z.number().positive().default(1e-8),
-  gradClipNorm: z.number().positive().optional(),
-});
-export type OptimizerConfig = z.infer<typeof OptimizerConfig>;
-
-export const ScheduleConfig = z.object({
-  /** warmup-stable-decay (Arctic-Embed), linear decay, or constant after warmup. */
-  name: z.enum(['wsd', 'linear', 'constant']).default('wsd'),
-  warmupRatio: z.number().min(0).max(1).default(0.05),
-  decayRatio: z.number().min(0).max(1).default(0.2),
-});
-export type ScheduleConfig = z.infer<typeof ScheduleConfig>;
-
-/** The batch slice; `TrainerBatchConfig` extends it with the trainer's own batching fields. */
-export const BatchConfig = z.object({
-  /** Queries per batch (both views of a pair count as two). */
-  batchSize: z.number().int().positive(),
-  /** Passes over the mix; ignored by the trainer when `steps` is set. */
-  epochs: z.number().positive().default(1),
-  /** Put both views of a dual-view pair into the same batch. */
-  pairViewsInBatch: z.boolean().default(true),
-});
-export type BatchConfig = z.infer<typeof BatchConfig>;
-
-export const CheckpointConfig = z.object({
-  everySteps: z.number().int().positive().default(500),
-  keepLast: z.number().int().positive().default(2),
-});
-export type CheckpointConfig = z.infer<typeof CheckpointConfig>;
+/** The mini world's benchmarks, as names of @dv/eval's task registry (checked in its test). */
+export const MINI_BENCHMARKS = ['mini-followir', 'mini-infosearch'] as const;
 
 export const EvalConfig = z.object({
-  benchmarks: z.array(z.string().min(1)).default([]),
-  batchSize: z.number().int().positive().default(64),
+  benchmarks: z
+    .array(z.string().min(1))
+    .default([])
+    .describe(
+      'Benchmarks every model is evaluated on, by @dv/eval task-registry name: mini-followir / mini-infosearch (mini profile) or followir / infosearch / mair (paper profile)',
+    ),
+  viewAccuracy: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Also measure the complement-view accuracy on the synthesized dev pairs (mini profile; how many pairs: synthesis.devPairs, 0 = none)',
+    ),
+  baselines: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Also evaluate the baselines: BM25 and each backbone before fine-tuning (after MLM pretraining)',
+    ),
+  batchSize: z.number().int().positive().default(64).describe('Texts per encoding batch when evaluating'),
+  maxLength: z
+    .number()
+    .int()
+    .positive()
+    .default(256)
+    .describe(
+      'Tokens per text when encoding for evaluation; the FollowIR-form changed instruction adds its constraint at the END of a long narrative instruction (~100-200 word pieces), so a training-length cut would drop what p-MRR measures',
+    ),
+  encoder: z
+    .enum(['tfjs', 'onnx'])
+    .default('tfjs')
+    .describe(
+      'How dense models run: tfjs (native TensorFlow, ~3x less CPU on the mini encoders) or onnx (the exported onnx/model.onnx)',
+    ),
 });
 export type EvalConfig = z.infer<typeof EvalConfig>;
 
-/**
- * The synthesis backends, by name: the one list (@dv/synth's `synthesisBackends` registry maps
- * each to its factory and says what it needs; the CLI's choices and help come from it).
- */
-export const SynthesisBackendName = z.enum(['offline', 'openai', 'batch-export', 'batch-import']);
-export type SynthesisBackendName = z.infer<typeof SynthesisBackendName>;
-
-/** The verification judges, by name (@dv/synth's `synthesisJudges` registry holds their thresholds). */
-export const SynthesisJudgeName = z.enum(['lexical', 'lexical-text', 'lexical-metadata', 'llm']);
-export type SynthesisJudgeName = z.infer<typeof SynthesisJudgeName>;
-
-export const SynthesisConfig = z.object({
-  backend: SynthesisBackendName.default('offline'),
-  model: z.string().min(1),
-  /** One or more OpenAI-compatible endpoints, used round-robin. The API key comes from the environment. */
-  baseURLs: z.array(z.string().url()).default([]),
-  apiKeyEnv: z.string().default('OPENAI_API_KEY'),
-  temperature: z.number().min(0).max(2).default(0.7),
-  maxTokens: z.number().int().positive().default(512),
-  concurrency: z.number().int().positive().default(16),
-  requestTimeoutMs: z.number().int().positive().default(120_000),
-  maxRetries: z.number().int().nonnegative().default(6),
-  templateId: z.string().default('polarity-reversal'),
-  verify: z.boolean().default(true),
-  costCapUsd: z.number().positive().optional(),
-  /** USD per million tokens, for the usage ledger's cost and the cost cap (none: cost is not tracked). */
-  pricing: z
-    .object({ inputPerMTokens: z.number().nonnegative(), outputPerMTokens: z.number().nonnegative() })
-    .optional(),
-  /** Judge when `verify` is on: offline lexical/attribute check (default; `lexical-text` ignores metadata) or an LLM through the same endpoints. */
-  judge: SynthesisJudgeName.optional(),
-  /** Pass threshold of the judge; absent: the judge's own default (@dv/synth `synthesisJudges`). */
-  judgeThreshold: z.number().optional(),
+export const RunSynthesisConfig = SynthesisConfig.extend({
+  devPairs: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      'Dev seeds synthesized for the complement-view accuracy (both views of held-out pairs; mini profile)',
+    ),
 });
-export type SynthesisConfig = z.infer<typeof SynthesisConfig>;
-export type SynthesisConfigInput = z.input<typeof SynthesisConfig>;
+export type RunSynthesisConfig = z.infer<typeof RunSynthesisConfig>;
 
-export const RunConfig = z.object({
-  profile: z.enum(['mini', 'paper']),
-  seeds: z.array(z.number().int()).min(1),
-  formatter: FormatterSettings,
-  model: ModelConfig,
-  data: DataConfig,
-  loss: LossConfig,
-  optimizer: OptimizerConfig,
-  schedule: ScheduleConfig,
-  batch: BatchConfig,
-  checkpoint: CheckpointConfig,
-  eval: EvalConfig,
-  synthesis: SynthesisConfig,
-});
+export const RunConfig = z
+  .object({
+    profile: z
+      .enum(['mini', 'paper'])
+      .describe(
+        'mini: the WordNet mini world, offline, on a laptop; paper: Hub data, an LLM endpoint, a GPU',
+      ),
+    variant: z
+      .string()
+      .min(1)
+      .describe("Named size variant, for the report (full, quick, paper, or a config file's)"),
+    seeds: z
+      .array(z.number().int())
+      .min(1)
+      .describe('Fine-tuning seeds: each (backbone, mix) is trained once per seed'),
+    backbones: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe(
+        `Backbones to train: mini backbones (${MINI_BACKBONES.join(', ')}) or, paper profile, names of paper.models`,
+      ),
+    world: MiniWorldOptions.prefault({}),
+    synthesis: RunSynthesisConfig,
+    mixes: MixesConfig,
+    pretrain: MlmConfig.omit({ backbone: true }),
+    train: TrainerConfig,
+    eval: EvalConfig.prefault({}),
+    paper: PaperSection.optional().describe("The paper profile's Hub data, models and compute"),
+  })
+  .superRefine((c, ctx) => {
+    const known: readonly string[] =
+      c.profile === 'paper' ? (c.paper?.models ?? []).map((m) => m.name) : MINI_BACKBONES;
+    const bad = c.backbones.filter((b) => !known.includes(b));
+    if (bad.length)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['backbones'],
+        message: `${bad.join(', ')} not among ${c.profile === 'paper' ? 'paper.models' : 'the mini backbones'} (${known.join(', ')})`,
+      });
+    const allowed: readonly string[] = c.profile === 'paper' ? PaperBenchmark.options : MINI_BENCHMARKS;
+    const badBench = c.eval.benchmarks.filter((b) => !allowed.includes(b));
+    if (badBench.length)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['eval', 'benchmarks'],
+        message: `${badBench.join(', ')} not a ${c.profile} benchmark (${allowed.join(', ')})`,
+      });
+    if (c.profile === 'paper' && c.eval.benchmarks.length === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['eval', 'benchmarks'],
+        message: 'the paper profile evaluates at least one benchmark',
+      });
+    if (c.profile === 'paper' && c.synthesis.baseURLs.length === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['synthesis', 'baseURLs'],
+        message: 'the paper profile needs an endpoint',
+      });
+  });
 export type RunConfig = z.infer<typeof RunConfig>;
 export type RunConfigInput = z.input<typeof RunConfig>;

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { FormatterSettings } from './formatter-settings.js';
-import { SynthesisConfig } from './run-config.js';
+import { SynthesisConfig } from './synthesis-config.js';
 
 /** Shard `index` of `count` (0-based): the seeds whose id hashes to `index` (@dv/synth `inShard`). */
 export const ShardSpec = z

@@ -30,7 +30,7 @@ describe('TrainerConfig / MlmConfig', () => {
       optimizer: { lr: 3e-5, weightDecay: 0.01 },
     });
     expect(trainerConfigFromRunConfig(paperPreset.config, 42).seed).toBe(42);
-    expect(trainerPresets.mini.config.optimizer.lr).toBe(miniPreset.config.optimizer.lr);
+    expect(trainerPresets.mini.config.optimizer.lr).toBe(miniPreset.config.train.optimizer.lr);
     for (const p of [...Object.values(trainerPresets), miniMlmPreset])
       for (const path of Object.keys(p.sources)) {
         let v: unknown = p.config;

@@ -11,6 +11,7 @@ import {
   renderChange,
   renderInstruction,
   renderNarrative,
+  SEED_STYLES,
   STYLE_TEMPLATES,
   type TemplateStyle,
 } from './instruction-templates.js';
@@ -129,5 +130,14 @@ describe('wording pools are disjoint', () => {
       if (renderInstruction('plain', 'bass', CONSTRAINTS[2]!, createRng(i)).includes('"bass"')) quoted++;
     expect(quoted).toBeGreaterThan(150);
     expect(quoted).toBeLessThan(250);
+  });
+});
+
+describe("the mini world's option lists in @dv/core", () => {
+  it("core's MINI_SEED_STYLES and MINI_LEVERS are this package's styles and levers, in order", async () => {
+    const { MINI_LEVERS: coreLevers, MINI_SEED_STYLES } = await import('@dv/core');
+    const { MINI_LEVERS } = await import('./constraint.js');
+    expect([...MINI_SEED_STYLES]).toEqual([...SEED_STYLES]);
+    expect([...coreLevers]).toEqual([...MINI_LEVERS]);
   });
 });

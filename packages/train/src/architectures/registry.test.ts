@@ -1,4 +1,4 @@
-import { DataError, ModelConfig } from '@dv/core';
+import { DataError, ModelArchitecture } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../backend/init-backend.js';
 import { tf } from '../backend/tf.js';
@@ -24,7 +24,7 @@ describe('architecture registry', async () => {
   });
 
   it("has one module for each architecture a run config may name (RunConfig's model.architecture)", () => {
-    expect([...ModelConfig.shape.architecture.options].sort()).toEqual(Object.keys(architectures).sort());
+    expect([...ModelArchitecture.options].sort()).toEqual(Object.keys(architectures).sort());
   });
 
   it('refuses an unknown model_type with a DataError naming the file', () => {

@@ -8,7 +8,7 @@
  * Sizes follow the benchmark configs: 2 layers / hidden 128 by default (config A), up to
  * 4 layers / hidden 256 (config B) through `overrides`.
  */
-import { createRng } from '@dv/core';
+import { createRng, type MiniBackbone } from '@dv/core';
 import { parseEncoderConfig } from '../architectures/registry.js';
 import type { EncoderWeight } from '../export/encoder-weights.js';
 import { TransformerEncoder } from './transformer-encoder.js';
@@ -62,7 +62,7 @@ export const miniBackbones = Object.freeze({
     unpad_inputs: false,
     use_memory_efficient_attention: false,
   },
-} as const);
+} as const satisfies Record<MiniBackbone, Record<string, unknown>>);
 
 export type MiniBackboneName = keyof typeof miniBackbones;
 

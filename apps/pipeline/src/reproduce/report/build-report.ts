@@ -9,10 +9,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
+import type { RunConfig } from '@dv/core';
 import { gitState, readJsonlAll, SeedExample, SynthesisRecord } from '@dv/core';
 import { loadMiniWorld, MINI_FILES } from '@dv/data';
-import { requirePaper } from '../internal/paper-hub.js';
-import type { ReproduceConfig } from '../reproduce-config.js';
+import { paperBenchmarks } from '../internal/paper-hub.js';
 import type { StageRecord } from '../stage.js';
 import { MINI_EVAL_OUTPUTS, type ModelRef } from '../stages/eval-stage.js';
 import { ALL_MIXES, type MixName } from '../stages/mixes-stage.js';
@@ -61,7 +61,7 @@ export interface ReportData {
   createdAt: string;
   machine: { cpu: string; cores: number; node: string; platform: string };
   git: { commit: string | null; dirty: boolean | null };
-  config: ReproduceConfig;
+  config: RunConfig;
   standIns: { id: string; note: string }[];
   /** Each stage with what made it: its key, the code digests in it, the checkout it ran in. */
   stages: {
@@ -163,13 +163,13 @@ async function pairSamples(worldDir: string, synthDir: string, max: number): Pro
 }
 
 /** The eval stage folders of a profile (the mini benchmarks, or the configured Hub benchmarks). */
-export function profileEvalOutputs(config: ReproduceConfig): readonly EvalOutput[] {
-  return config.profile === 'paper' ? hubEvalOutputs(requirePaper(config).benchmarks) : MINI_EVAL_OUTPUTS;
+export function profileEvalOutputs(config: Pick<RunConfig, 'profile' | 'eval'>): readonly EvalOutput[] {
+  return config.profile === 'paper' ? hubEvalOutputs(paperBenchmarks(config)) : MINI_EVAL_OUTPUTS;
 }
 
 export async function buildReport(input: {
   runDir: string;
-  config: ReproduceConfig;
+  config: RunConfig;
   models: readonly ModelRef[];
   records: ReadonlyMap<string, StageRecord>;
   stageDirOf: (id: string) => string;

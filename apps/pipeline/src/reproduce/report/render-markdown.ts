@@ -276,7 +276,7 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
   const synth = d.synth as Record<string, SynthSplit>;
   L.push(
     paper
-      ? `Synthesis (${d.config.paper?.synthesis.model ?? '?'} through the OpenAI-compatible endpoint, ${d.config.paper?.synthesis.judge ?? '?'} judge):`
+      ? `Synthesis (${d.config.synthesis.model} through the OpenAI-compatible endpoint, ${d.config.synthesis.judge ?? 'lexical'} judge):`
       : 'Synthesis (offline reverser, lexical judge):',
     '',
   );

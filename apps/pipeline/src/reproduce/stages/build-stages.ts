@@ -3,7 +3,7 @@
  * (pretrain, mixes) -> train/<backbone>/<mix>/seed-<s>; every model -> eval/<model>; all of it
  * -> report.
  */
-import type { MiniBackbone, ReproduceConfig } from '../reproduce-config.js';
+import type { MiniBackbone, RunConfig } from '@dv/core';
 import type { StageSpec } from '../stage.js';
 import { evalStage, type ModelRef } from './eval-stage.js';
 import { mixesOf, mixesStage } from './mixes-stage.js';
@@ -19,7 +19,7 @@ import { worldStage } from './world-stage.js';
  * comes from (mini: the pretrain stage; paper: the Hub backbone stage).
  */
 export function modelRefs(
-  config: ReproduceConfig,
+  config: RunConfig,
   untrained: { stage: (backbone: string) => string; exportDir: string } = {
     stage: (backbone) => `pretrain/${backbone}`,
     exportDir: EXPORT_DIR,
@@ -52,7 +52,7 @@ export function modelRefs(
   return models;
 }
 
-export function buildMiniStages(config: ReproduceConfig): StageSpec[] {
+export function buildMiniStages(config: RunConfig): StageSpec[] {
   const stages: StageSpec[] = [worldStage(config), synthStage(config), mixesStage(config)];
   for (const backbone of config.backbones as MiniBackbone[]) stages.push(pretrainStage(config, backbone));
   for (const backbone of config.backbones)

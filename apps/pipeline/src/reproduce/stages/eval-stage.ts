@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DualViewExample,
+  type RunConfig,
   readJsonlAll,
   SeedExample,
   writeJsonAtomic,
@@ -22,7 +23,6 @@ import { applyLexicalRule, benchmarkEntry, rankModes, runBenchmark } from '@dv/e
 import { makeRanker } from '../internal/make-ranker.js';
 import { stageFiles } from '../internal/stage-files.js';
 import type { EvalOutput, SetResult } from '../report/result-record.js';
-import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
 import { stageFileCode } from '../stage-code.js';
 import { complementViewAccuracy } from '../stats/complement-view-accuracy.js';
@@ -98,7 +98,10 @@ export type ModelRef =
       exportDir: string;
     };
 
-export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
+export function evalStage(
+  config: Pick<RunConfig, 'eval' | 'world' | 'train' | 'synthesis'>,
+  model: ModelRef,
+): StageSpec {
   const dense = model.kind === 'untrained' || model.kind === 'trained';
   const lexical = model.kind === 'lexical';
   const postprocess = lexical ? { postprocess: { name: 'lexical-rule', apply: applyLexicalRule } } : {};
@@ -137,7 +140,7 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
       });
       const summary: Record<string, unknown> = { model: model.id, ranker: ranker.name };
       const common = { command: ['dv', 'reproduce'], config: { model: model.id, spec } };
-      if (config.eval.followir) {
+      if (config.eval.benchmarks.includes('mini-followir')) {
         const out = join(ctx.dir, EVAL_DIRS.followir);
         if (!existsSync(join(out, 'summary.json'))) {
           const sets = [await world.loadFollowIR()];
@@ -166,7 +169,7 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
         }
       }
       // the rule reads the FollowIR-form changed instruction; InfoSearch and dev pairs are not its form
-      if (config.eval.infosearch && !lexical) {
+      if (config.eval.benchmarks.includes('mini-infosearch') && !lexical) {
         const out = join(ctx.dir, EVAL_DIRS.infosearch);
         if (!existsSync(join(out, 'summary.json'))) {
           const sets = (await Promise.all(world.levers.map((l) => world.loadInfoSearch(l)))).filter(
@@ -183,7 +186,7 @@ export function evalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
         }
         await ctx.checkpoint('infosearch done');
       }
-      if (config.eval.devPairs && config.synth.devPairs > 0 && !lexical) {
+      if (config.eval.viewAccuracy && config.synthesis.devPairs > 0 && !lexical) {
         const out = join(ctx.dir, EVAL_DIRS.devPairs);
         if (!existsSync(join(out, DEV_PAIRS_RESULT))) {
           const seeds = await readJsonlAll(join(ctx.depDir('world'), MINI_FILES.seedsDev), SeedExample);

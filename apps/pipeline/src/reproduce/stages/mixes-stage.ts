@@ -1,10 +1,9 @@
 /** Stage `mixes`: the four matched-budget mixes (@dv/synth writeMixes, as `dv synth mix`). */
 import { join } from 'node:path';
-import { DataMix } from '@dv/core';
+import { DataMix, type RunConfig } from '@dv/core';
 import { MINI_FILES } from '@dv/data';
 import { writeMixes } from '@dv/synth';
 import { stageFiles } from '../internal/stage-files.js';
-import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
 import { stageFileCode } from '../stage-code.js';
 import { SYNTH_DIRS } from './synth-stage.js';
@@ -18,7 +17,7 @@ export const ALL_MIXES: readonly DataMix[] = DataMix.options;
 export type MixName = DataMix;
 
 /** The mixes a run builds and trains: the paper's four, plus the control arms when asked for. */
-export function mixesOf(config: Pick<ReproduceConfig, 'mixes'>): MixName[] {
+export function mixesOf(config: Pick<RunConfig, 'mixes'>): MixName[] {
   return [...MIXES, ...(config.mixes.controls ? CONTROL_MIXES : [])];
 }
 
@@ -27,7 +26,7 @@ export function mixPath(mixesDir: string, mix: MixName): string {
 }
 
 /** `source`: the stage holding the general data (`MINI_FILES.general`): the mini world, or the paper's seeds. */
-export function mixesStage(config: ReproduceConfig, source = 'world'): StageSpec {
+export function mixesStage(config: Pick<RunConfig, 'mixes' | 'train'>, source = 'world'): StageSpec {
   return {
     id: 'mixes',
     group: 'mixes',

@@ -6,9 +6,9 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import type { MiniBackbone, RunConfig } from '@dv/core';
 import { MINI_FILES } from '@dv/data';
 import { stageFiles } from '../internal/stage-files.js';
-import type { MiniBackbone, ReproduceConfig } from '../reproduce-config.js';
 import type { StageContext, StageSpec } from '../stage.js';
 import { PRETRAIN_CODE, stageFileCode } from '../stage-code.js';
 
@@ -28,7 +28,10 @@ export function trainProgress(ctx: StageContext, label: string): (e: TrainEvent)
   };
 }
 
-export function pretrainStage(config: ReproduceConfig, backbone: MiniBackbone): StageSpec {
+export function pretrainStage(
+  config: Pick<RunConfig, 'pretrain' | 'train'>,
+  backbone: MiniBackbone,
+): StageSpec {
   const mlm = { ...config.pretrain, backbone };
   return {
     id: `pretrain/${backbone}`,

@@ -4,13 +4,12 @@
  * from) and the plots as SVG files.
  */
 import { join } from 'node:path';
-import { writeFileAtomic, writeJsonAtomic } from '@dv/core';
+import { type RunConfig, writeFileAtomic, writeJsonAtomic } from '@dv/core';
 import { columnValue } from '../report/aggregate.js';
 import { buildReport } from '../report/build-report.js';
 import { perLeverSpec, pMrrVsScoreSpec, renderSvg, trainingCurvesSpec } from '../report/plots.js';
 import { renderHtml } from '../report/render-html.js';
 import { renderMarkdown } from '../report/render-markdown.js';
-import type { ReproduceConfig } from '../reproduce-config.js';
 import { stageDir } from '../run-dag.js';
 import type { StageSpec } from '../stage.js';
 import { stageFileCode } from '../stage-code.js';
@@ -23,7 +22,7 @@ export const REPORT_FILES = {
 } as const;
 
 export function reportStage(
-  config: ReproduceConfig,
+  config: RunConfig,
   models: readonly ModelRef[],
   stages: readonly StageSpec[],
 ): StageSpec {

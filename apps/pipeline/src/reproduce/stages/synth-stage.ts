@@ -5,36 +5,41 @@
  * resumes from its journal after a crash.
  */
 import { join } from 'node:path';
-import { presets } from '@dv/core';
+import { type RunConfig, synthesisJudgeOf } from '@dv/core';
 import { MINI_FILES } from '@dv/data';
 import { createJudge, createOfflineReverser, getTemplate, type Judge, runSynthesis } from '@dv/synth';
 import { stageFiles } from '../internal/stage-files.js';
-import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
 import { stageFileCode } from '../stage-code.js';
 
 export const SYNTH_DIRS = { train: 'train', dev: 'dev' } as const;
 
-export function synthStage(config: ReproduceConfig): StageSpec {
-  const synthesis = presets.mini.config.synthesis;
+export function synthStage(config: Pick<RunConfig, 'synthesis' | 'world' | 'train'>): StageSpec {
+  // the synthesis run's own settings (the dev-pair count and the judge are this stage's)
+  const { devPairs, judge: _judge, judgeThreshold, ...synthesis } = config.synthesis;
+  const judgeName = synthesisJudgeOf(config.synthesis);
   return {
     id: 'synth',
     group: 'synth',
     deps: ['world'],
     code: [{ package: '@dv/synth' }, stageFileCode('synth-stage.ts')],
-    config: { ...config.synth, templateId: synthesis.templateId, model: 'offline-reverser' },
+    config: {
+      judge: judgeName,
+      judgeThreshold,
+      devPairs,
+      templateId: synthesis.templateId,
+      model: 'offline-reverser',
+    },
     estimateSeconds: 2 + (config.world.trainLemmas ?? 8800) / 800,
     async run(ctx) {
       const world = ctx.depDir('world');
       const template = getTemplate(synthesis.templateId);
       const judge: Judge | undefined =
-        config.synth.judge === 'none'
-          ? undefined
-          : createJudge(config.synth.judge, config.synth.judgeThreshold);
+        judgeName === 'none' ? undefined : createJudge(judgeName, judgeThreshold);
       const summaries: Record<string, unknown> = {};
       for (const [split, seeds, limit] of [
         ['train', MINI_FILES.seedsTrain, undefined],
-        ['dev', MINI_FILES.seedsDev, config.synth.devPairs],
+        ['dev', MINI_FILES.seedsDev, devPairs],
       ] as const) {
         if (limit === 0) continue;
         const s = await runSynthesis({
@@ -48,7 +53,7 @@ export function synthStage(config: ReproduceConfig): StageSpec {
           ...(limit !== undefined ? { limit } : {}),
           progressMode: 'silent',
           formatter: config.train.formatter,
-          config: { ...synthesis, model: 'offline-reverser', judge: config.synth.judge },
+          config: { ...synthesis, model: 'offline-reverser', judge: judgeName },
           command: ['dv', 'reproduce'],
           signal: ctx.signal,
         });

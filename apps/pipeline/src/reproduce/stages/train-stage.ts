@@ -5,16 +5,16 @@
  * after a crash; its export/ (HF + ONNX) is what the eval stage reads.
  */
 import { join, relative } from 'node:path';
+import type { RunConfig } from '@dv/core';
 import { stageFiles } from '../internal/stage-files.js';
-import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
 import { stageFileCode } from '../stage-code.js';
 import { type MixName, mixPath } from './mixes-stage.js';
 import { EXPORT_DIR, trainProgress } from './pretrain-stage.js';
 
 export function trainStage(
-  config: ReproduceConfig,
-  backbone: ReproduceConfig['backbones'][number],
+  config: Pick<RunConfig, 'train' | 'mixes'>,
+  backbone: string,
   mix: MixName,
   seed: number,
   /** The stage whose `summary.exportDir` is the HF folder to start from (paper: `backbones/<name>`). */

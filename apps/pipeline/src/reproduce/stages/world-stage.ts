@@ -1,11 +1,12 @@
 /** Stage `world`: the mini world (@dv/data buildMiniWorld) with the run's sizes. */
+
+import type { RunConfig } from '@dv/core';
 import { buildMiniWorld } from '@dv/data';
 import { stageFiles } from '../internal/stage-files.js';
-import type { ReproduceConfig } from '../reproduce-config.js';
 import type { StageSpec } from '../stage.js';
 import { stageFileCode } from '../stage-code.js';
 
-export function worldStage(config: ReproduceConfig): StageSpec {
+export function worldStage(config: Pick<RunConfig, 'world'>): StageSpec {
   return {
     id: 'world',
     group: 'world',

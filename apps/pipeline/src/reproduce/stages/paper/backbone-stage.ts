@@ -8,11 +8,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import type { RunConfig } from '@dv/core';
 import { DataError, writeJsonAtomic } from '@dv/core';
 import { downloadModel, listFiles, matchGlob } from '@dv/data';
 import { linkFile } from '../../internal/link-tree.js';
 import { paperHubOptions, requirePaper } from '../../internal/paper-hub.js';
-import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
 import { stageFileCode } from '../../stage-code.js';
 
@@ -22,7 +22,7 @@ export const BACKBONE_FILES = ['*.json', 'model.safetensors', '*.txt', 'sentence
 
 export const backboneStageId = (name: string) => `backbones/${name}`;
 
-export function backboneStage(config: ReproduceConfig, name: string): StageSpec {
+export function backboneStage(config: RunConfig, name: string): StageSpec {
   const paper = requirePaper(config);
   const model = paper.models.find((m) => m.name === name);
   if (!model) throw new Error(`internal: backbone '${name}' is not in paper.models`);

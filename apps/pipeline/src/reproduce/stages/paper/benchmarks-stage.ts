@@ -12,13 +12,13 @@
  * commit and the files of every dataset.
  */
 import { join, relative } from 'node:path';
+import type { RunConfig } from '@dv/core';
 import { DataError, writeJsonAtomic } from '@dv/core';
 import { fetchRegisteredDataset, HUB_DATASETS, type HubDatasetName } from '@dv/data';
 import { BENCHMARKS, taskEntry } from '@dv/eval';
 import { linkFile } from '../../internal/link-tree.js';
-import { paperHubOptions, requirePaper } from '../../internal/paper-hub.js';
-import { configuredRevision, type PaperSection } from '../../paper-config.js';
-import type { ReproduceConfig } from '../../reproduce-config.js';
+import { paperBenchmarks, paperHubOptions, requirePaper } from '../../internal/paper-hub.js';
+import { configuredRevision } from '../../paper-config.js';
 import type { StageSpec } from '../../stage.js';
 import { stageFileCode } from '../../stage-code.js';
 
@@ -27,10 +27,11 @@ export const BENCHMARK_DATA = 'data';
 
 /** The Hub datasets the configured benchmarks read, with the revision each is fetched at. */
 export function benchmarkDatasets(
-  paper: PaperSection,
+  config: Pick<RunConfig, 'paper' | 'eval'>,
 ): Array<{ benchmark: string; task: string; key: HubDatasetName; revision: string | null }> {
+  const paper = requirePaper(config);
   const out = [];
-  for (const b of paper.benchmarks)
+  for (const b of paperBenchmarks(config))
     for (const t of BENCHMARKS[b].tasks)
       for (const key of taskEntry(t).hub)
         out.push({
@@ -42,9 +43,9 @@ export function benchmarkDatasets(
   return out;
 }
 
-export function benchmarksStage(config: ReproduceConfig): StageSpec {
+export function benchmarksStage(config: Pick<RunConfig, 'paper' | 'eval'>): StageSpec {
   const paper = requirePaper(config);
-  const datasets = benchmarkDatasets(paper);
+  const datasets = benchmarkDatasets(config);
   return {
     id: BENCHMARKS_STAGE,
     group: 'benchmarks',
@@ -78,7 +79,7 @@ export function benchmarksStage(config: ReproduceConfig): StageSpec {
         await ctx.checkpoint(`fetched ${d.key}`);
       }
       const sets: Record<string, string[]> = {};
-      for (const b of paper.benchmarks) {
+      for (const b of paperBenchmarks(config)) {
         const dir = join(root, b);
         sets[b] = [];
         if (b === 'mair') {

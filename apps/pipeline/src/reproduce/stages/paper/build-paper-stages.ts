@@ -6,8 +6,9 @@
  *   else the engine export of each and a stop (scale-out-launcher.ts);
  *   benchmarks (task registry datasets from the Hub) + each model -> eval/<model>; all -> report.
  */
+
+import type { RunConfig } from '@dv/core';
 import { requirePaper } from '../../internal/paper-hub.js';
-import type { ReproduceConfig } from '../../reproduce-config.js';
 import { resolveScaleOutLaunch, type ScaleOutLaunch } from '../../scale-out-launcher.js';
 import type { StageSpec } from '../../stage.js';
 import { modelRefs } from '../build-stages.js';
@@ -24,7 +25,7 @@ import { hubEvalStage } from './hub-eval-stage.js';
 import { SEEDS_STAGE, seedsStage } from './seeds-stage.js';
 
 /** The paper profile's models: untrained backbones come from the Hub backbone stages. */
-export function paperModelRefs(config: ReproduceConfig): ModelRef[] {
+export function paperModelRefs(config: RunConfig): ModelRef[] {
   return modelRefs(config, { stage: backboneStageId, exportDir: BACKBONE_EXPORT });
 }
 
@@ -42,7 +43,7 @@ export interface BuildPaperOptions {
   launch?: ScaleOutLaunch | null;
 }
 
-export function buildPaperStages(config: ReproduceConfig, o: BuildPaperOptions = {}): PaperStages {
+export function buildPaperStages(config: RunConfig, o: BuildPaperOptions = {}): PaperStages {
   const paper = requirePaper(config);
   const launch =
     paper.compute !== 'scale-out' ? null : o.launch !== undefined ? o.launch : resolveScaleOutLaunch(paper);

@@ -7,21 +7,22 @@
  * Outputs as the mini profile's synth stage: `train/{original,complement,records}.jsonl`.
  */
 import { join } from 'node:path';
-import { presets, SynthesisRunConfig } from '@dv/core';
+import type { RunConfig } from '@dv/core';
+import { SynthesisRunConfig, synthesisJudgeOf } from '@dv/core';
 import { MINI_FILES } from '@dv/data';
 import { createSynthesisRun } from '@dv/synth';
 import { requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
-import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
 import { stageFileCode } from '../../stage-code.js';
 import { SYNTH_DIRS } from '../synth-stage.js';
 import { SEEDS_STAGE } from './seeds-stage.js';
 
-export function endpointSynthStage(config: ReproduceConfig): StageSpec {
+export function endpointSynthStage(config: Pick<RunConfig, 'paper' | 'synthesis' | 'train'>): StageSpec {
   const paper = requirePaper(config);
-  const s = paper.synthesis;
-  const templateId = presets.paper.config.synthesis.templateId;
+  const s = config.synthesis;
+  const judge = synthesisJudgeOf(s);
+  const templateId = s.templateId;
   return {
     id: 'synth',
     group: 'synth',
@@ -32,7 +33,7 @@ export function endpointSynthStage(config: ReproduceConfig): StageSpec {
       model: s.model,
       temperature: s.temperature,
       maxTokens: s.maxTokens,
-      judge: s.judge,
+      judge,
       judgeThreshold: s.judgeThreshold,
       templateId,
       formatter: config.train.formatter,
@@ -57,8 +58,10 @@ export function endpointSynthStage(config: ReproduceConfig): StageSpec {
             requestTimeoutMs: s.requestTimeoutMs,
             maxRetries: s.maxRetries,
             templateId,
-            verify: s.judge !== 'none',
-            ...(s.judge === 'none' ? {} : { judge: s.judge, judgeThreshold: s.judgeThreshold }),
+            verify: judge !== 'none',
+            ...(judge === 'none'
+              ? {}
+              : { judge, ...(s.judgeThreshold !== undefined ? { judgeThreshold: s.judgeThreshold } : {}) }),
           },
         }),
         { progressMode: 'silent', command: ['dv', 'reproduce', '--profile', 'paper'], signal: ctx.signal },

@@ -9,10 +9,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import type { RunConfig } from '@dv/core';
 import { ST_SCRIPT } from '@dv/train';
 import { requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
-import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
 import { stageFileCode } from '../../stage-code.js';
 import { type MixName, mixPath } from '../mixes-stage.js';
@@ -27,7 +27,7 @@ export function engineScriptSalt(): string {
 }
 
 export function engineExportStage(
-  config: ReproduceConfig,
+  config: RunConfig,
   backbone: string,
   mix: MixName,
   seed: number,

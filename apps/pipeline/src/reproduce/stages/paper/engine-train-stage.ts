@@ -18,9 +18,9 @@
  */
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import type { RunConfig } from '@dv/core';
 import { requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
-import type { ReproduceConfig } from '../../reproduce-config.js';
 import { InterruptedError } from '../../run-dag.js';
 import type { ScaleOutLaunch } from '../../scale-out-launcher.js';
 import type { StageSpec } from '../../stage.js';
@@ -45,7 +45,7 @@ const STEP_BAR = /^\s*\d+%\|[^|]*\|\s*(\d+)\/(\d+)\s*\[/;
 const LOSS_DICT = /\{'loss': '?([-\d.eE+]+|nan|inf)'?/;
 
 export function engineTrainStage(
-  config: ReproduceConfig,
+  config: RunConfig,
   backbone: string,
   mix: MixName,
   seed: number,

@@ -9,33 +9,36 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { PaperBenchmark, RunConfig } from '@dv/core';
 import { BENCHMARKS, loadBenchmarkSets, runBenchmark, taskEntry } from '@dv/eval';
 import { makeRanker } from '../../internal/make-ranker.js';
-import { requirePaper } from '../../internal/paper-hub.js';
+import { paperBenchmarks, requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
-import type { PaperSection } from '../../paper-config.js';
 import type { EvalOutput } from '../../report/result-record.js';
-import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
 import { stageFileCode } from '../../stage-code.js';
 import type { ModelRef } from '../eval-stage.js';
 import { BENCHMARK_DATA, BENCHMARKS_STAGE } from './benchmarks-stage.js';
 
 /** What each folder of a paper-profile eval stage holds: one configured benchmark, in `<benchmark>/`. */
-export function hubEvalOutputs(benchmarks: readonly PaperSection['benchmarks'][number][]): EvalOutput[] {
+export function hubEvalOutputs(benchmarks: readonly PaperBenchmark[]): EvalOutput[] {
   return benchmarks.map((b) => ({ benchmark: b, dir: b }));
 }
 
 /** A benchmark's main measure (its tasks' registered `mainMeasure`) and the other measures it reports. */
-function loggedMeasures(b: PaperSection['benchmarks'][number]): { measure: string; name: string }[] {
+function loggedMeasures(b: PaperBenchmark): { measure: string; name: string }[] {
   const main = taskEntry(BENCHMARKS[b].tasks[0]!).mainMeasure;
   const reported = BENCHMARKS[b].reported.filter((m) => !('split' in m));
   const first = reported.find((m) => m.measure === main) ?? { measure: main, name: main };
   return [first, ...reported.filter((m) => m !== first)];
 }
 
-export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpec {
-  const paper = requirePaper(config);
+export function hubEvalStage(
+  config: Pick<RunConfig, 'paper' | 'eval' | 'train'>,
+  model: ModelRef,
+): StageSpec {
+  requirePaper(config);
+  const benchmarks = paperBenchmarks(config);
   const dense = model.kind === 'untrained' || model.kind === 'trained';
   return {
     id: `eval/${model.id}`,
@@ -46,7 +49,7 @@ export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpe
       eval: config.eval,
       formatter: config.train.formatter,
       model: model.id,
-      benchmarks: paper.benchmarks,
+      benchmarks,
     },
     estimateSeconds: dense ? 600 : 60,
     async run(ctx) {
@@ -68,7 +71,7 @@ export function hubEvalStage(config: ReproduceConfig, model: ModelRef): StageSpe
         },
       });
       const spec = dir ? `${config.eval.encoder}:${dir}` : 'bm25';
-      for (const b of paper.benchmarks) {
+      for (const b of benchmarks) {
         const out = join(ctx.dir, b);
         if (existsSync(join(out, 'summary.json'))) continue;
         const sets = await loadBenchmarkSets(BENCHMARKS[b], {

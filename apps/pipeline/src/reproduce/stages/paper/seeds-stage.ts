@@ -8,18 +8,18 @@
  * profiles alike. `seeds.json` records the repo, the resolved commit and the files read.
  */
 import { join } from 'node:path';
+import type { RunConfig } from '@dv/core';
 import { DataError, SeedExample, TrainingExample, writeJsonAtomic, writeJsonl } from '@dv/core';
 import { fetchRegisteredDataset, hubDatasetEntry, MINI_FILES, readPromptriever } from '@dv/data';
 import { paperHubOptions, requirePaper } from '../../internal/paper-hub.js';
 import { stageFiles } from '../../internal/stage-files.js';
 import { configuredRevision } from '../../paper-config.js';
-import type { ReproduceConfig } from '../../reproduce-config.js';
 import type { StageSpec } from '../../stage.js';
 import { stageFileCode } from '../../stage-code.js';
 
 export const SEEDS_STAGE = 'seeds';
 
-export function seedsStage(config: ReproduceConfig): StageSpec {
+export function seedsStage(config: RunConfig): StageSpec {
   const paper = requirePaper(config);
   const name = paper.seeds.dataset;
   const entry = hubDatasetEntry(name);
