@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { miniPreset, paperPreset, presets, RunConfig } from './index.js';
+import { presets, RunConfig } from './index.js';
+import { miniPreset, paperPreset } from './presets.js';
 
 describe('presets', () => {
   it('paper preset carries the seed values', () => {

@@ -24,19 +24,16 @@ import {
   createRanker,
   describeBenchmarkEvent,
   EmbeddingCache,
-  formatTrecFloat,
   loadBenchmarkSets,
-  MissingTopicError,
   modelFactories,
   NeedsDataError,
   paperTable,
-  pMrr,
   readInstructedSetJson,
   runBenchmark,
   TASK_SOURCES,
-  type TieBreak,
   UnknownTaskError,
 } from '@dv/eval';
+import { formatTrecFloat, MissingTopicError, pMrr, type TieBreak } from '@dv/eval/metrics';
 import { type Command, enumOption, numberOption, requireString, UsageError } from '../cli-kit.js';
 import { registerTfjsModel } from '../tfjs-model.js';
 import { encodeCommand, precisionFrom, precisionOption, rankerWithEmbeddings } from './eval-encode.js';

@@ -15,14 +15,8 @@ import {
 import { buildMiniWorld, loadMiniWorld } from '@dv/data';
 import { benchmarkEntry, createRanker, runBenchmark } from '@dv/eval';
 import { createOfflineReverser, runSynthesis, templates, writeMixes } from '@dv/synth';
-import {
-  createTrainedEncoderHandle,
-  HfTokenizer,
-  initBackend,
-  pretrainMlm,
-  TransformerEncoder,
-  trainRetriever,
-} from '@dv/train';
+import { HfTokenizer, initBackend, pretrainMlm, TransformerEncoder, trainRetriever } from '@dv/train';
+import { createTrainedEncoderHandle } from '@dv/train/testing';
 import { describe, expect, it } from 'vitest';
 // tfjs:DIR comes from the CLI's registration (@dv/eval alone knows no tfjs models).
 import { registerTfjsModel } from '../tfjs-model.js';

@@ -61,10 +61,10 @@ import {
   type Rng,
   staleReasons,
   TrainerConfig,
-  type TrainerConfigInput,
   writeJsonAtomic,
   writeManifest,
 } from '@dv/core';
+import type { z } from 'zod';
 import { initBackend } from '../backend/init-backend.js';
 import { type Tensor, tf } from '../backend/tf.js';
 import {
@@ -94,7 +94,7 @@ import { TrainingDivergedError } from './training-diverged-error.js';
 import { truncateMetrics } from './truncate-metrics.js';
 
 export interface TrainRetrieverOptions {
-  config: TrainerConfig | TrainerConfigInput;
+  config: TrainerConfig | z.input<typeof TrainerConfig>;
   /** Mix JSONL (TrainingExample | DualViewExample rows; Tevatron / Promptriever rows too). */
   data: string;
   /** HF model folder: config.json, model.safetensors, tokenizer.json. */
