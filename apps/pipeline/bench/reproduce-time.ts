@@ -14,15 +14,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { formatDuration } from '@dv/core';
 import {
   type BenchGoalRow,
   cpuInfo,
-  formatDuration,
   otherProcessesCores,
   sampleCpu,
   updateBenchGoals,
   writeBenchSection,
-} from '@dv/core';
+} from '@dv/core/bench';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..', '..');

@@ -7,7 +7,9 @@
  * (`reproduce`, `train run`, `train mlm`, `synth`, `synth batch`, `eval encode` per shard) call
  * it and release the lock in a `finally`; short writers call `guardOutputDir` alone.
  */
-import { acquireOutputLock, guardOutputDir, type OutputLock } from '@dv/core';
+import { acquireOutputLock, guardOutputDir } from '@dv/core';
+
+type OutputLock = ReturnType<typeof acquireOutputLock>;
 
 export interface LockOutputFolderOptions {
   /** The option that named the folder (default `--out`). */

@@ -1,58 +1,23 @@
 /**
  * @dv/core: the shared data model (zod schemas are the types), the one query/document
  * formatter, validated JSONL and TREC I/O, hashing, seeded RNG, progress and run manifests.
+ *
+ * The public API is this explicit list (api-report.md): what the other packages, the `dv` CLI
+ * and the records' users need, the schemas of every record that crosses a package boundary
+ * first. Other exports of the modules are internal. `@dv/core/bench` holds the benchmark
+ * helpers (CPU sampling, docs/benchmarks.md sections and goals), `@dv/core/test-utils` the
+ * workspace's test helpers (source only, not packed).
  */
 
-export { writeBenchSection } from './bench-doc.js';
-export { type BenchGoalRow, goalVerdict, QUIET_CORES, updateBenchGoals } from './bench-goals.js';
-export {
-  type CacheKey,
-  type CacheKeyInput,
-  CacheKeyParts,
-  cacheKey,
-  keyOfParts,
-  staleReasons,
-} from './cache/cache-key.js';
-export {
-  type CodeDigest,
-  type CodeRef,
-  clearCodeDigestMemo,
-  codeDigest,
-  codeDigests,
-  codeRefLabel,
-} from './cache/code-digest.js';
-export { CATEGORY_PHRASES, categoryPhrase, type NounCategory } from './category-phrases.js';
+export { type CacheKey, CacheKeyParts, cacheKey, keyOfParts, staleReasons } from './cache/cache-key.js';
+export { type CodeRef, clearCodeDigestMemo, codeDigest, codeDigests } from './cache/code-digest.js';
+export { categoryPhrase } from './category-phrases.js';
 export { InFlight } from './concurrency/in-flight.js';
 export { Semaphore } from './concurrency/semaphore.js';
-export {
-  assertKnownConfigKeys,
-  closestKey,
-  describeUnknownKeys,
-  levenshtein,
-  type UnknownConfigKey,
-  unknownConfigKeys,
-} from './config-keys.js';
-export {
-  type CpuInfo,
-  type CpuSample,
-  cpuInfo,
-  otherProcessesCores,
-  parseCpuInfo,
-  sampleCpu,
-} from './cpu-info.js';
-export {
-  type CudaDeviceProbe,
-  type CudaProbeInputs,
-  decideCudaDevice,
-  detectCudaDevice,
-} from './cuda-device.js';
+export { assertKnownConfigKeys, describeUnknownKeys, unknownConfigKeys } from './config-keys.js';
+export { detectCudaDevice } from './cuda-device.js';
 export { type Encoder, encodeInBatches } from './encoders/encoder.js';
-export {
-  type ModelFolderSettings,
-  modelMaxLength,
-  readJsonIfPresent,
-  readModelFolderSettings,
-} from './encoders/model-folder.js';
+export { modelMaxLength, readModelFolderSettings } from './encoders/model-folder.js';
 export { DataError, describeZodIssues } from './errors.js';
 export {
   createFormatter,
@@ -64,102 +29,39 @@ export {
 export { canonicalJson, contentHash, hashFile, sha256 } from './hash.js';
 export {
   removeStaleTemps,
-  tempPathFor,
   writeAtomic,
   writeBytesAtomic,
   writeFileAtomic,
   writeJsonAtomic,
 } from './io/atomic-write.js';
 export { dvCacheDir } from './io/cache-dir.js';
-export {
-  type JsonLine,
-  type JsonlRecord,
-  type ReadJsonLinesOptions,
-  type ReadJsonlOptions,
-  readJsonLines,
-  readJsonl,
-  readJsonlAll,
-  readJsonlWithLines,
-  toJsonLine,
-  writeJsonl,
-} from './io/jsonl.js';
-export { JsonlAppender, type JsonlAppenderOptions } from './io/jsonl-appender.js';
-export { isGzipFile, type Line, readLines } from './io/lines.js';
-export {
-  assertNoSymlinkInside,
-  assertSafeOutputPath,
-  type GuardOutputDirOptions,
-  guardOutputDir,
-  mountOf,
-  outputRootOf,
-  registerOutputRoot,
-  withWriteErrors,
-  writeErrorToDataError,
-} from './io/output-guard.js';
-export {
-  type AcquireOutputLockOptions,
-  acquireOutputLock,
-  LOCK_FILE,
-  type OutputLock,
-  OutputLockedError,
-  type OutputLockInfo,
-  processAlive,
-  withOutputLock,
-} from './io/output-lock.js';
-export {
-  OutputDirError,
-  type PreparedOutputDir,
-  type PrepareOutputDirOptions,
-  prepareOutputDir,
-  RUN_CLAIM_FILE,
-} from './io/prepare-output-dir.js';
-export {
-  type ResolveInsideOptions,
-  resolveInside,
-  UnsafePathError,
-  unsafePathReason,
-} from './io/resolve-inside.js';
-export {
-  compareBytesDesc,
-  rankTopic,
-  readQrels,
-  readRun,
-  readRunWithTag,
-  type TrecRunFile,
-  writeQrels,
-  writeRun,
-} from './io/trec.js';
-export { buildManifest, dvPackageVersions, gitState, type ManifestInput, writeManifest } from './manifest.js';
+export { readJsonLines, readJsonl, readJsonlAll, readJsonlWithLines, writeJsonl } from './io/jsonl.js';
+export { JsonlAppender } from './io/jsonl-appender.js';
+export { readLines } from './io/lines.js';
+export { assertSafeOutputPath, guardOutputDir } from './io/output-guard.js';
+export { acquireOutputLock } from './io/output-lock.js';
+export { prepareOutputDir } from './io/prepare-output-dir.js';
+export { resolveInside, UnsafePathError, unsafePathReason } from './io/resolve-inside.js';
+export { compareBytesDesc, rankTopic, readQrels, readRun, readRunWithTag, writeRun } from './io/trec.js';
+export { buildManifest, dvPackageVersions, gitState, writeManifest } from './manifest.js';
 export { mergeConfig } from './merge-config.js';
 export {
   encodeOnnxModel,
   type OnnxAttributeValue,
   type OnnxDataType,
-  type OnnxDim,
   type OnnxGraph,
   type OnnxModel,
   type OnnxNode,
-  type OnnxOpsetImport,
   type OnnxTensor,
   type OnnxValueInfo,
   onnxDataType,
 } from './onnx/onnx-proto.js';
 export {
   miniMlmPreset,
-  miniPreset,
-  miniTrainerPreset,
-  type Preset,
   type PresetName,
-  paperPreset,
-  paperTrainerPreset,
   presets,
-  type RunOverlay,
-  type RunOverlayName,
-  resolveRunOverlay,
   runOverlayInput,
-  runOverlaySources,
   runOverlays,
-  type TrainerPreset,
   trainerPresets,
 } from './presets.js';
 export {
@@ -168,41 +70,53 @@ export {
   formatDuration,
   type Progress,
   type ProgressMode,
-  type ProgressOptions,
 } from './progress.js';
-export { isSecretKey, REDACTED, redactSecrets, redactText, secretValuesFromEnv } from './redact.js';
+export { redactSecrets, redactText, secretValuesFromEnv } from './redact.js';
 export { createRng, DEFAULT_SEED, type Rng } from './rng.js';
-export { type RecordSchemaEntry, type RecordSchemaName, recordSchemas } from './schema-registry.js';
-export * from './schemas/benchmark.js';
-export * from './schemas/doc-attributes.js';
-export * from './schemas/embedding-shard.js';
-export * from './schemas/evaluation-result.js';
-export * from './schemas/formatter-settings.js';
-export * from './schemas/instructed-set.js';
-export * from './schemas/mini-world-options.js';
-export * from './schemas/mteb-results.js';
-export * from './schemas/onnx-precision.js';
-export * from './schemas/paper-section.js';
-export * from './schemas/passage.js';
-export * from './schemas/pooling.js';
-export * from './schemas/qrels.js';
-export * from './schemas/query.js';
-export * from './schemas/run-config.js';
-export { type ConfigLeaf, configLeaves } from './schemas/run-config-leaves.js';
-export * from './schemas/run-manifest.js';
-export * from './schemas/seed-example.js';
-export * from './schemas/synthesis.js';
-export * from './schemas/synthesis-config.js';
-export * from './schemas/synthesis-run-config.js';
-export * from './schemas/trainer-config.js';
-export * from './schemas/training-example.js';
-export * from './schemas/training-slices.js';
-export { Bm25Index, type Bm25Parameters, bm25Defaults } from './search/bm25-index.js';
-export { BoundedHeap } from './search/bounded-heap.js';
+export { recordSchemas } from './schema-registry.js';
+export { DatasetSource } from './schemas/benchmark.js';
+export { DocAttributes } from './schemas/doc-attributes.js';
+export { EmbeddingShardInfo, EmbeddingShardRow } from './schemas/embedding-shard.js';
+export { EvaluationResult } from './schemas/evaluation-result.js';
+export { FormatterSettings } from './schemas/formatter-settings.js';
+export { EvalMode, InstructedQuery, type InstructedSet } from './schemas/instructed-set.js';
 export {
-  type FlagEmbeddingRow,
-  flagEmbeddingRow,
-  type TevatronRow,
-  type TrainerRowExample,
-  tevatronRow,
-} from './trainer-rows.js';
+  MINI_LEVERS,
+  MiniWorldOptions,
+} from './schemas/mini-world-options.js';
+export { MtebModelMeta, MtebScoreEntry, MtebTaskResult } from './schemas/mteb-results.js';
+export { OnnxPrecision, onnxClsModelFile, onnxModelFile } from './schemas/onnx-precision.js';
+export { PaperBenchmark, PaperSection } from './schemas/paper-section.js';
+export { Passage } from './schemas/passage.js';
+export { Pooling } from './schemas/pooling.js';
+export type { Qrels, Run } from './schemas/qrels.js';
+export { InstructionStyle } from './schemas/query.js';
+export { MixesConfig, RunConfig } from './schemas/run-config.js';
+export { RunManifest } from './schemas/run-manifest.js';
+export { InstructionNegative, SeedExample } from './schemas/seed-example.js';
+export {
+  ChatMessage,
+  SynthesisRecord,
+  SynthesisRequest,
+  TokenUsage,
+  Verification,
+} from './schemas/synthesis.js';
+export {
+  SynthesisBackendName,
+  SynthesisConfig,
+  SynthesisJudgeName,
+  synthesisJudgeOf,
+} from './schemas/synthesis-config.js';
+export { ShardSpec, SynthesisRunConfig } from './schemas/synthesis-run-config.js';
+export { MINI_BACKBONES, MlmConfig, TrainerConfig } from './schemas/trainer-config.js';
+export { DualViewExample, TrainingExample } from './schemas/training-example.js';
+export {
+  DataMix,
+  LossConfig,
+  ModelArchitecture,
+  OptimizerConfig,
+  ScheduleConfig,
+} from './schemas/training-slices.js';
+export { Bm25Index, bm25Defaults } from './search/bm25-index.js';
+export { BoundedHeap } from './search/bounded-heap.js';
+export { flagEmbeddingRow, tevatronRow } from './trainer-rows.js';

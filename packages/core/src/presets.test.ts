@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { presets, RunConfig } from './index.js';
 import {
   miniPreset,
   paperPreset,
-  presets,
-  RunConfig,
   type RunOverlayName,
   resolveRunOverlay,
   runOverlaySources,
   runOverlays,
-} from './index.js';
+} from './presets.js';
 
 /**
  * The value at a source's dotted path; `[i]` indexes an array, `[name]` picks the item of that

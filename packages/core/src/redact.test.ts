@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JsonlAppender, REDACTED, redactSecrets, redactText, writeJsonl, writeManifest } from './index.js';
+import { JsonlAppender, redactSecrets, redactText, writeJsonl, writeManifest } from './index.js';
+import { REDACTED } from './redact.js';
 import { tmpDir } from './test-utils/tmp.js';
 
 describe('secret redaction', () => {

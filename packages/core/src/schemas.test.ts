@@ -1,20 +1,19 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  BenchmarkDefinition,
   DualViewExample,
   EvaluationResult,
   FormatterSettings,
   Passage,
-  Qrel,
-  Query,
   RunConfig,
-  RunEntry,
   RunManifest,
   SeedExample,
   SynthesisRecord,
   SynthesisRequest,
   TrainingExample,
 } from './index.js';
+import { BenchmarkDefinition } from './schemas/benchmark.js';
+import { Qrel, RunEntry } from './schemas/qrels.js';
+import { Query } from './schemas/query.js';
 
 const passage = { docid: 'd1', title: 'Bass', text: 'A freshwater fish.' };
 
@@ -231,7 +230,7 @@ describe('schemas: valid examples parse, invalid ones are refused with a path', 
   });
 
   it('RunConfig refuses a non-positive temperature, an unknown mix and missing concerns', async () => {
-    const { miniPreset } = await import('./index.js');
+    const { miniPreset } = await import('./presets.js');
     const ok = miniPreset.config;
     expect(RunConfig.safeParse(ok).success).toBe(true);
     expect(

@@ -25,17 +25,11 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import {
-  cpuInfo,
-  createRng,
-  formatDocument,
-  otherProcessesCores,
-  sampleCpu,
-  updateBenchGoals,
-  writeBenchSection,
-} from '@dv/core';
+import { createRng, formatDocument } from '@dv/core';
+import { cpuInfo, otherProcessesCores, sampleCpu, updateBenchGoals, writeBenchSection } from '@dv/core/bench';
 import { createMiniEncoder, exportHuggingFace, exportOnnx, initBackend, trainWordPiece } from '@dv/train';
-import { encodeCorpusShard, OnnxEncoder, parseNpyFloat32, readEmbeddingShards } from '../src/index.js';
+import { encodeCorpusShard, OnnxEncoder, readEmbeddingShards } from '../src/index.js';
+import { parseNpyFloat32 } from '../src/shards/npy.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..', '..');

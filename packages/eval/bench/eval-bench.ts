@@ -16,18 +16,18 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRng, readQrels, readRun } from '@dv/core';
 import {
   type BenchGoalRow,
   cpuInfo,
-  createRng,
   otherProcessesCores,
-  readQrels,
-  readRun,
   sampleCpu,
   updateBenchGoals,
   writeBenchSection,
-} from '@dv/core';
-import { evaluateRun, exactTopK, exactTopKOrt } from '../src/index.js';
+} from '@dv/core/bench';
+import { evaluateRun } from '../src/metrics/index.js';
+import { exactTopK } from '../src/search/exact-top-k.js';
+import { exactTopKOrt } from '../src/search/exact-top-k-ort.js';
 import { findTrecEval } from '../src/test-utils/trec-eval-binary.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -29,8 +29,9 @@ import {
   sampleCpu,
   updateBenchGoals,
   writeBenchSection,
-} from '@dv/core';
-import { createOpenAIChatBackend, runSynthesis, templates } from '../src/index.js';
+} from '@dv/core/bench';
+import { createOpenAIChatBackend } from '../src/backends/openai-chat.js';
+import { runSynthesis, templates } from '../src/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const LATENCIES = (process.env.BENCH_LATENCY_MS ?? '500,50').split(',').map(Number);

@@ -12,7 +12,11 @@ export type ParsedAnswer =
   | {
       kind: 'instruction';
       text: string;
-      /** A `<new_query>`/`<query>` the model added, if any (the last one). */
+      /**
+       * A query the model added, if any: the last `<query>` block of the answer, else its last
+       * `<new_query>` (a `<query>` wins over a `<new_query>` wherever each stands), XML-decoded and
+       * trimmed.
+       */
       query?: string;
     }
   | { kind: 'none' }

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { readJsonlAll, type SeedExampleInput, SynthesisRecord } from '@dv/core';
+import { readJsonlAll, type SeedExample, SynthesisRecord } from '@dv/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { createOfflineReverser } from './backends/offline-reverser.js';
 import { createOpenAIChatBackend } from './backends/openai-chat.js';
 import { createScriptedBackend } from './backends/scripted.js';
@@ -14,6 +15,9 @@ import { type LoopbackChatServer, startLoopbackChatServer } from './testing/loop
 import { UsageLedger } from './usage-ledger.js';
 import { createLexicalJudge } from './verify/lexical-judge.js';
 import { createLlmJudge } from './verify/llm-judge.js';
+
+/** A seed as written before parsing (defaults not applied). */
+type SeedExampleInput = z.input<typeof SeedExample>;
 
 const KEY = 'sk-loopback-VERYSECRET-9f8e7d6c5b4a';
 const template = templates['polarity-reversal'];

@@ -13,7 +13,10 @@
  *
  * The result is unvalidated input: parse it (inside a `SynthesisRunConfig`) once.
  */
-import { type PresetName, presets, type SynthesisConfigInput } from '@dv/core';
+import { type PresetName, presets, type SynthesisConfig } from '@dv/core';
+import type { z } from 'zod';
+
+type SynthesisConfigInput = z.input<typeof SynthesisConfig>;
 
 /** The mini preset's concurrency replaced for an endpoint (see above). */
 export const ENDPOINT_CONCURRENCY_UNDER_MINI = 16;

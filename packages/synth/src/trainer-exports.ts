@@ -39,11 +39,17 @@ export interface ExportOptions {
   maxNegatives?: number;
 }
 
-export function toTevatron(ex: MixExample, f: FormatterSettings = defaultFormatterSettings) {
+export function toTevatron(
+  ex: MixExample,
+  f: FormatterSettings = defaultFormatterSettings,
+): ReturnType<typeof tevatronRow> {
   return tevatronRow(ex, createFormatter(f));
 }
 
-export function toFlagEmbedding(ex: MixExample, f: FormatterSettings = defaultFormatterSettings) {
+export function toFlagEmbedding(
+  ex: MixExample,
+  f: FormatterSettings = defaultFormatterSettings,
+): ReturnType<typeof flagEmbeddingRow> {
   return flagEmbeddingRow(ex, createFormatter(f));
 }
 

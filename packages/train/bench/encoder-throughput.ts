@@ -16,25 +16,18 @@ import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRng } from '@dv/core';
 import {
   type BenchGoalRow,
   cpuInfo,
-  createRng,
   otherProcessesCores,
   sampleCpu,
   updateBenchGoals,
   writeBenchSection,
-} from '@dv/core';
-import {
-  applyAdamW,
-  createAdamWState,
-  createMiniEncoder,
-  fusedOpsStatus,
-  infoNceLoss,
-  initBackend,
-  type Tensor,
-  tf,
-} from '../src/index.js';
+} from '@dv/core/bench';
+import { createMiniEncoder, fusedOpsStatus, initBackend, type Tensor, tf } from '../src/index.js';
+import { infoNceLoss } from '../src/losses/info-nce.js';
+import { applyAdamW, createAdamWState } from '../src/optim/adamw.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..', '..');

@@ -24,16 +24,15 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createFormatter, createRng } from '@dv/core';
 import {
   type BenchGoalRow,
   cpuInfo,
-  createFormatter,
-  createRng,
   otherProcessesCores,
   sampleCpu,
   updateBenchGoals,
   writeBenchSection,
-} from '@dv/core';
+} from '@dv/core/bench';
 import {
   createMiniEncoder,
   exportHuggingFace,

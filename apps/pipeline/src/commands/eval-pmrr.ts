@@ -1,6 +1,6 @@
 /** `dv eval pmrr`: FollowIR p-MRR between an og and a changed run (@dv/eval `pMrr`). */
 import { DataError, readQrels, readRun } from '@dv/core';
-import { formatTrecFloat, MissingTopicError, pMrr, type TieBreak } from '@dv/eval';
+import { formatTrecFloat, MissingTopicError, pMrr, type TieBreak } from '@dv/eval/metrics';
 import { defineCommand, enumOption, requireString } from '../cli-kit.js';
 
 export const evalPmrrCommand = defineCommand({

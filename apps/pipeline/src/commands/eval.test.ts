@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createRng } from '@dv/core';
-import { writeFollowIRv1 } from '@dv/data';
+import { writeFollowIRv1 } from '@dv/data/testing';
 import { createMiniEncoder, exportHuggingFace, initBackend, saveCheckpoint, trainWordPiece } from '@dv/train';
 import { describe, expect, it } from 'vitest';
 

@@ -5,15 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createRng, TrainerConfig } from '@dv/core';
-import {
-  createMiniEncoder,
-  expectedEngineValue,
-  initBackend,
-  saveCheckpoint,
-  TfjsEncoder,
-  TRAINER_FIELD_MAP,
-  trainWordPiece,
-} from '@dv/train';
+import { createMiniEncoder, initBackend, saveCheckpoint, TfjsEncoder, trainWordPiece } from '@dv/train';
+import { expectedEngineValue, TRAINER_FIELD_MAP } from '@dv/train/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));

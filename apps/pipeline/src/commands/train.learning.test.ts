@@ -8,21 +8,15 @@ import { join } from 'node:path';
 import {
   createFormatter,
   DualViewExample,
-  miniTrainerPreset,
   readJsonlAll,
   type TrainingExample,
+  trainerPresets,
 } from '@dv/core';
 import { buildMiniWorld, loadMiniWorld } from '@dv/data';
 import { benchmarkEntry, createRanker, runBenchmark } from '@dv/eval';
 import { createOfflineReverser, runSynthesis, templates, writeMixes } from '@dv/synth';
-import {
-  createTrainedEncoderHandle,
-  HfTokenizer,
-  initBackend,
-  pretrainMlm,
-  TransformerEncoder,
-  trainRetriever,
-} from '@dv/train';
+import { HfTokenizer, initBackend, pretrainMlm, TransformerEncoder, trainRetriever } from '@dv/train';
+import { createTrainedEncoderHandle } from '@dv/train/testing';
 import { describe, expect, it } from 'vitest';
 // tfjs:DIR comes from the CLI's registration (@dv/eval alone knows no tfjs models).
 import { registerTfjsModel } from '../tfjs-model.js';
@@ -44,7 +38,7 @@ async function viewAccuracy(
     encoder,
     HfTokenizer.fromFile(join(model, 'tokenizer.json')),
     createFormatter(),
-    miniTrainerPreset.config,
+    trainerPresets.mini.config,
   );
   const f = handle.formatter;
   const pool = new Map<string, { title: string; text: string }>();
@@ -117,8 +111,8 @@ describe('training learns (mini world)', () => {
     });
     const run = await trainRetriever({
       config: {
-        ...miniTrainerPreset.config,
-        batch: { ...miniTrainerPreset.config.batch, batchSize: 16, steps: 250 },
+        ...trainerPresets.mini.config,
+        batch: { ...trainerPresets.mini.config.batch, batchSize: 16, steps: 250 },
         checkpoint: { everySteps: 1000, keepLast: 1 },
       },
       data: join(dir, 'mixes', 'ins-orig', 'train.jsonl'),

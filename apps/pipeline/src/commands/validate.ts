@@ -1,5 +1,5 @@
 /** `dv validate --schema NAME FILE...`: checks JSONL files against a core record schema. */
-import { type RecordSchemaName, readJsonlWithLines, recordSchemas } from '@dv/core';
+import { readJsonlWithLines, recordSchemas } from '@dv/core';
 import { type Command, requireString, UsageError } from '../cli-kit.js';
 
 export const validateCommand: Command = {
@@ -15,7 +15,7 @@ Schemas: ${Object.keys(recordSchemas).join(', ')}.`,
   },
   async run(ctx) {
     const name = requireString(ctx, 'schema');
-    const entry = (recordSchemas as Record<string, (typeof recordSchemas)[RecordSchemaName]>)[name];
+    const entry = (recordSchemas as Record<string, (typeof recordSchemas)[keyof typeof recordSchemas]>)[name];
     if (!entry)
       throw new UsageError(`unknown schema '${name}'; one of: ${Object.keys(recordSchemas).join(', ')}`);
     if (ctx.positionals.length === 0) throw new UsageError('give at least one FILE');

@@ -1,18 +1,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  mergeConfig,
-  RunConfig,
-  resolveRunOverlay,
-  runOverlayInput,
-  runOverlays,
-  unknownConfigKeys,
-} from '@dv/core';
+import { mergeConfig, RunConfig, runOverlayInput, runOverlays, unknownConfigKeys } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import { configDifferences, resolveReproduceConfig } from './reproduce-config.js';
 
-const REPRODUCE_PROFILES = { mini: resolveRunOverlay('mini') };
+const REPRODUCE_PROFILES = { mini: RunConfig.parse(runOverlayInput('mini')) };
 
 const dir = mkdtempSync(join(tmpdir(), 'dv-reproduce-config-'));
 

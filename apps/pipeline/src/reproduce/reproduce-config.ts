@@ -15,8 +15,8 @@ import {
   MINI_BACKBONES,
   mergeConfig,
   RunConfig,
-  type RunOverlayName,
   runOverlayInput,
+  type runOverlays,
 } from '@dv/core';
 
 function isObject(x: unknown): x is Record<string, unknown> {
@@ -48,7 +48,7 @@ export interface ResolveConfigOptions {
 }
 
 /** The overlay a profile and `--quick` select. */
-export function overlayOf(o: Pick<ResolveConfigOptions, 'profile' | 'quick'>): RunOverlayName {
+export function overlayOf(o: Pick<ResolveConfigOptions, 'profile' | 'quick'>): keyof typeof runOverlays {
   return o.profile === 'paper' ? 'paper' : o.quick ? 'quick' : 'mini';
 }
 

@@ -5,7 +5,11 @@
  * `--json` the summary (or the batch export) is one JSON object on stdout.
  */
 import type { SynthesisRunConfig } from '@dv/core';
-import type { BatchImportReport, RunSummary, SynthesisRunResult } from '@dv/synth';
+import type { BatchImportReport, RunSummary, SynthesisRun } from '@dv/synth';
+
+/** What a synthesis run's `run()` resolves to. */
+type SynthesisRunResult = Awaited<ReturnType<SynthesisRun['run']>>;
+
 import { EXIT } from '../cli-kit.js';
 import { formatSummary } from './format-summary.js';
 

@@ -3,7 +3,11 @@
  * finalLoss, ..., the pretrained backbone when `--backbone`), else a few lines saying what was
  * trained and where the run folder and its export are.
  */
-import type { TrainRunResult } from '@dv/train';
+import type { trainRetriever } from '@dv/train';
+
+/** What `trainRetriever` resolves to. */
+type TrainRunResult = Awaited<ReturnType<typeof trainRetriever>>;
+
 import type { PretrainedBackbone } from './pretrain-backbone.js';
 
 export function trainRunJson(

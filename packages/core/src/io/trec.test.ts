@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rankTopic, readQrels, readRun, readRunWithTag, writeQrels, writeRun } from '../index.js';
+import { rankTopic, readQrels, readRun, readRunWithTag, writeRun } from '../index.js';
 import { tmpDir } from '../test-utils/tmp.js';
+import { writeQrels } from './trec.js';
 
 describe('TREC qrels', () => {
   it('reads `qid iter docid grade`', async () => {

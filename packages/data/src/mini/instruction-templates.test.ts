@@ -135,9 +135,10 @@ describe('wording pools are disjoint', () => {
 
 describe("the mini world's option lists in @dv/core", () => {
   it("core's MINI_SEED_STYLES and MINI_LEVERS are this package's styles and levers, in order", async () => {
-    const { MINI_LEVERS: coreLevers, MINI_SEED_STYLES } = await import('@dv/core');
+    const { MINI_LEVERS: coreLevers, MiniWorldOptions } = await import('@dv/core');
     const { MINI_LEVERS } = await import('./constraint.js');
-    expect([...MINI_SEED_STYLES]).toEqual([...SEED_STYLES]);
+    // the schema's default styles are core's MINI_SEED_STYLES, in order
+    expect(MiniWorldOptions.parse({}).styles).toEqual([...SEED_STYLES]);
     expect([...coreLevers]).toEqual([...MINI_LEVERS]);
   });
 });

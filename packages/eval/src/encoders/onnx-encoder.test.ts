@@ -10,8 +10,8 @@ import {
   exportOnnx,
   parseEncoderConfig,
   readSafetensors,
-  wordPieceTokenizerJson,
 } from '@dv/train';
+import { wordPieceTokenizerJson } from '@dv/train/testing';
 import { describe, expect, it } from 'vitest';
 import { modelMaxLength, OnnxEncoder } from './onnx-encoder.js';
 

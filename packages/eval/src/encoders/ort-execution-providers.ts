@@ -10,7 +10,9 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { type CudaDeviceProbe, detectCudaDevice, type OnnxPrecision } from '@dv/core';
+import { detectCudaDevice, type OnnxPrecision } from '@dv/core';
+
+type CudaDeviceProbe = ReturnType<typeof detectCudaDevice>;
 
 export type OrtProvider = 'cuda' | 'cpu';
 

@@ -7,14 +7,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pooling } from '@dv/core';
 import { tmpDir } from '@dv/core/test-utils';
-import {
-  type BackendChoice,
-  createMiniEncoder,
-  exportHuggingFace,
-  initBackend,
-  type MiniBackboneName,
-  trainWordPiece,
-} from '@dv/train';
+import { createMiniEncoder, exportHuggingFace, initBackend, trainWordPiece } from '@dv/train';
+
+type MiniBackboneName = Parameters<typeof createMiniEncoder>[0];
+type BackendChoice = NonNullable<NonNullable<Parameters<typeof initBackend>[0]>['backend']>;
 
 export const miniCorpus = Array.from(
   { length: 60 },

@@ -1,6 +1,10 @@
 // Tiny deterministic seed fixtures for tests: a WordNet-like world with DocAttributes metadata,
 // and MS MARCO-like passages without any metadata.
-import type { SeedExampleInput } from '@dv/core';
+import type { SeedExample } from '@dv/core';
+import type { z } from 'zod';
+
+/** A seed as written before parsing (defaults not applied). */
+type SeedExampleInput = z.input<typeof SeedExample>;
 
 const SENSES = [
   {

@@ -6,11 +6,9 @@
 
 export {
   type LoopbackBatchServer,
-  type LoopbackBatchServerOptions,
   startLoopbackBatchServer,
 } from './loopback-batch-server.js';
 export {
   type LoopbackChatServer,
-  type LoopbackChatServerOptions,
   startLoopbackChatServer,
 } from './loopback-chat-server.js';

@@ -8,7 +8,10 @@
  * Sizes follow the benchmark configs: 2 layers / hidden 128 by default (config A), up to
  * 4 layers / hidden 256 (config B) through `overrides`.
  */
-import { createRng, type MiniBackbone } from '@dv/core';
+import { createRng, type MINI_BACKBONES } from '@dv/core';
+
+type MiniBackbone = (typeof MINI_BACKBONES)[number];
+
 import { parseEncoderConfig } from '../architectures/registry.js';
 import type { EncoderWeight } from '../export/encoder-weights.js';
 import { TransformerEncoder } from './transformer-encoder.js';

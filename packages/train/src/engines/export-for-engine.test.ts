@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   createFormatter,
-  miniTrainerPreset,
-  paperTrainerPreset,
   type ScheduleConfig,
   TrainerConfig,
   type TrainingExample,
+  trainerPresets,
 } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import { findPython, pythonTimeout } from '../export/test-utils/python.js';
@@ -85,9 +84,9 @@ const examples: TrainingExample[] = [
 const mix = join(dir, 'mix.jsonl');
 writeFileSync(mix, `${examples.map((e) => JSON.stringify(e)).join('\n')}\n`);
 const config = TrainerConfig.parse({
-  ...miniTrainerPreset.config,
+  ...trainerPresets.mini.config,
   formatter: { queryPrefix: 'query: ', documentPrefix: 'passage: ' },
-  batch: { ...miniTrainerPreset.config.batch, batchSize: 6, hardNegatives: 2 },
+  batch: { ...trainerPresets.mini.config.batch, batchSize: 6, hardNegatives: 2 },
 });
 const f = createFormatter(config.formatter);
 const rows = (path: string) =>
@@ -106,8 +105,8 @@ function leaves(value: unknown, prefix = ''): string[] {
 describe('the trainer config as engine settings', () => {
   it('maps every field of TrainerConfig (a new field fails here until it is mapped)', () => {
     const withOptional = TrainerConfig.parse({
-      ...paperTrainerPreset.config,
-      batch: { ...paperTrainerPreset.config.batch, steps: 10 },
+      ...trainerPresets.paper.config,
+      batch: { ...trainerPresets.paper.config.batch, steps: 10 },
     });
     const fields = leaves(withOptional).sort();
     expect(fields).toEqual(Object.keys(TRAINER_FIELD_MAP).sort());
@@ -117,13 +116,13 @@ describe('the trainer config as engine settings', () => {
 
   it('derives the settings the script reads from the config, field by field', () => {
     const s = sentenceTransformersSettings({
-      config: paperTrainerPreset.config,
+      config: trainerPresets.paper.config,
       init: 'x',
       train: 'train.jsonl',
       rows: 1,
       extraPositives: 0,
     });
-    const c = paperTrainerPreset.config;
+    const c = trainerPresets.paper.config;
     expect(s.loss.temperature).toBe(0.02);
     expect(1 / s.loss.temperature).toBe(50);
     expect(s.batch.global_batch_size).toBe(c.batch.batchSize);

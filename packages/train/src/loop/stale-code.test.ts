@@ -6,12 +6,16 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clearCodeDigestMemo, codeDigest, contentHash, type TrainerConfigInput } from '@dv/core';
+import { clearCodeDigestMemo, codeDigest, contentHash, type TrainerConfig } from '@dv/core';
 import { tmpDir } from '@dv/core/test-utils';
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { initBackend } from '../backend/init-backend.js';
 import { makeTinyWorld } from './test-utils/tiny-world.js';
 import { TRAINER_CODE, trainRetriever } from './train-retriever.js';
+
+/** A trainer config as written (defaults not applied). */
+type TrainerConfigInput = z.input<typeof TrainerConfig>;
 
 await initBackend();
 const world = await makeTinyWorld(join(tmpDir('dv-stale-'), 'world'));

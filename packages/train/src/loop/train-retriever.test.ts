@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFormatter, createRng, type TrainerConfigInput } from '@dv/core';
+import { createFormatter, createRng, type TrainerConfig } from '@dv/core';
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { initBackend } from '../backend/init-backend.js';
 import { tf } from '../backend/tf.js';
 import { TransformerEncoder, toForwardInputs } from '../encoders/transformer-encoder.js';
@@ -14,6 +15,9 @@ import { makeTinyWorld } from './test-utils/tiny-world.js';
 import type { TrainEvent } from './train-events.js';
 import { trainRetriever } from './train-retriever.js';
 import { TrainingDivergedError } from './training-diverged-error.js';
+
+/** A trainer config as written (defaults not applied). */
+type TrainerConfigInput = z.input<typeof TrainerConfig>;
 
 await initBackend();
 const root = mkdtempSync(join(tmpdir(), 'dv-trainer-'));

@@ -61,10 +61,10 @@ import {
   type Rng,
   staleReasons,
   TrainerConfig,
-  type TrainerConfigInput,
   writeJsonAtomic,
   writeManifest,
 } from '@dv/core';
+import type { z } from 'zod';
 import { initBackend } from '../backend/init-backend.js';
 import { type Tensor, tf } from '../backend/tf.js';
 import {
@@ -94,7 +94,7 @@ import { TrainingDivergedError } from './training-diverged-error.js';
 import { truncateMetrics } from './truncate-metrics.js';
 
 export interface TrainRetrieverOptions {
-  config: TrainerConfig | TrainerConfigInput;
+  config: TrainerConfig | z.input<typeof TrainerConfig>;
   /** Mix JSONL (TrainingExample | DualViewExample rows; Tevatron / Promptriever rows too). */
   data: string;
   /** HF model folder: config.json, model.safetensors, tokenizer.json. */
@@ -303,88 +303,311 @@ async function recordStaleReuse(out: string, staleReuse: StaleReuse): Promise<vo
   });
 }
 
-export async function trainRetriever(options: TrainRetrieverOptions): Promise<TrainRunResult> {
-  const started = performance.now();
-  const config = parseTrainerConfig(options.config);
-  const { data, init, out } = options;
-  requireFile(data, 'training mix');
-  for (const f of ['config.json', 'model.safetensors', 'tokenizer.json'])
-    requireFile(join(init, f), `init model file ${f}`);
-  const emit = options.onEvent ?? (() => {});
-  const backend = await initBackend();
+/** The step plan of a run, fixed when its folder is made (run.json `plan`). */
+interface RunPlan {
+  batchesPerEpoch: number | null;
+  totalSteps: number;
+}
 
+/** What `openRunFolder` found: the run's key, and a plan or a finished result when the folder had one. */
+interface OpenedRun {
+  key: CacheKey;
+  dataDigest: string;
+  initDigest: string;
+  plan?: RunPlan;
+  staleReuse?: StaleReuse;
+  /** The result of a complete run already in the folder (summary.json). */
+  done?: TrainRunResult;
+}
+
+const initFiles = ['config.json', 'model.safetensors', 'tokenizer.json'];
+
+/**
+ * Step 1: keys the run (config, mix and init-model digests, trainer code) and checks the run
+ * folder's run.json against it. A different config, mix or init model is refused; a folder from
+ * other trainer code only with `reuseStale` (then recorded, and the folder carries the current
+ * key); a complete run (summary.json) is returned as `done`.
+ */
+async function openRunFolder(options: TrainRetrieverOptions, config: TrainerConfig): Promise<OpenedRun> {
+  const { data, init, out } = options;
   const dataDigest = (await hashFile(data)).sha256;
-  const initDigest = contentHash(
-    await Promise.all(
-      ['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => hashFile(join(init, f))),
-    ),
-  );
+  const initDigest = contentHash(await Promise.all(initFiles.map((f) => hashFile(join(init, f)))));
   const key = trainRunKey(config, dataDigest, initDigest, options.code);
   const digest = key.key;
   const runPath = join(out, 'run.json');
   const summaryPath = join(out, 'summary.json');
   mkdirSync(out, { recursive: true });
-  let plan: { batchesPerEpoch: number | null; totalSteps: number } | undefined;
-  let staleReuse: StaleReuse | undefined;
-  if (existsSync(runPath)) {
-    const prev = JSON.parse(readFileSync(runPath, 'utf8')) as RunRecord;
-    staleReuse = prev.staleReuse;
-    if (prev.digest !== digest) {
-      const { codeOnly, reasons } = compareRun(prev, key);
-      if (!codeOnly)
-        throw new DataError(
-          `this run folder holds a run with a different config, mix or init model (${reasons.join('; ')}); use a new --out (or delete the folder)`,
-          out,
-        );
-      if (!options.reuseStale)
-        throw new DataError(
-          `this run folder was made by other trainer code (${reasons.join('; ')}); use a new --out (or delete the folder) to train with the current code, or accept the folder as it is with --reuse-stale (reuseStale: recorded in run.json and manifest.json)`,
-          out,
-        );
-      staleReuse = {
-        reusedStale: true,
-        reasons: [...(prev.staleReuse?.reasons ?? []), ...reasons],
-        previousKey: prev.digest ?? null,
-      };
-      // the folder now carries the current key: a rerun with this code resumes without the flag
-      await writeJsonAtomic(runPath, { ...prev, digest, keyParts: key.parts, staleReuse });
-    }
-    plan = prev.plan;
-    if (existsSync(summaryPath)) {
-      const done = JSON.parse(readFileSync(summaryPath, 'utf8')) as TrainRunResult;
-      if (staleReuse && prev.digest !== digest) {
-        await recordStaleReuse(out, staleReuse);
-        await writeJsonAtomic(summaryPath, { ...done, staleReuse });
+  if (!existsSync(runPath)) return { key, dataDigest, initDigest };
+  const prev = JSON.parse(readFileSync(runPath, 'utf8')) as RunRecord;
+  let staleReuse = prev.staleReuse;
+  if (prev.digest !== digest) {
+    const { codeOnly, reasons } = compareRun(prev, key);
+    if (!codeOnly)
+      throw new DataError(
+        `this run folder holds a run with a different config, mix or init model (${reasons.join('; ')}); use a new --out (or delete the folder)`,
+        out,
+      );
+    if (!options.reuseStale)
+      throw new DataError(
+        `this run folder was made by other trainer code (${reasons.join('; ')}); use a new --out (or delete the folder) to train with the current code, or accept the folder as it is with --reuse-stale (reuseStale: recorded in run.json and manifest.json)`,
+        out,
+      );
+    staleReuse = {
+      reusedStale: true,
+      reasons: [...(prev.staleReuse?.reasons ?? []), ...reasons],
+      previousKey: prev.digest ?? null,
+    };
+    // the folder now carries the current key: a rerun with this code resumes without the flag
+    await writeJsonAtomic(runPath, { ...prev, digest, keyParts: key.parts, staleReuse });
+  }
+  const opened: OpenedRun = {
+    key,
+    dataDigest,
+    initDigest,
+    ...(prev.plan ? { plan: prev.plan } : {}),
+    ...(staleReuse ? { staleReuse } : {}),
+  };
+  if (!existsSync(summaryPath)) return opened;
+  const done = JSON.parse(readFileSync(summaryPath, 'utf8')) as TrainRunResult;
+  if (staleReuse && prev.digest !== digest) {
+    await recordStaleReuse(out, staleReuse);
+    await writeJsonAtomic(summaryPath, { ...done, staleReuse });
+  }
+  return {
+    ...opened,
+    done: {
+      ...done,
+      ...(staleReuse ? { staleReuse } : {}),
+      resumed: false,
+      alreadyComplete: true,
+      seconds: 0,
+    },
+  };
+}
+
+/** Step 2, for a new run folder: the step count (one streamed pass counts an epoch when no step count is set), written to run.json. */
+async function planRun(
+  options: TrainRetrieverOptions,
+  config: TrainerConfig,
+  opened: OpenedRun,
+): Promise<RunPlan> {
+  const { data, init, out } = options;
+  // With a step count the epoch length is not needed; otherwise one streamed pass counts it.
+  const batchesPerEpoch = config.batch.steps === undefined ? await countBatches(data, config) : null;
+  if (batchesPerEpoch === 0) throw new DataError('the mix has no training examples', data);
+  const totalSteps =
+    config.batch.steps ??
+    Math.max(1, Math.ceil((config.batch.epochs * batchesPerEpoch!) / config.batch.gradAccumulation));
+  const plan = { batchesPerEpoch, totalSteps };
+  await writeJsonAtomic(join(out, 'run.json'), {
+    format: runFormat,
+    digest: opened.key.key,
+    keyParts: opened.key.parts,
+    data,
+    dataDigest: opened.dataDigest,
+    init,
+    initDigest: opened.initDigest,
+    plan,
+    config,
+  });
+  return plan;
+}
+
+/** The state a training session continues from. */
+interface TrainingState {
+  encoder: TransformerEncoder;
+  optimizer: AdamWState;
+  rng: Rng;
+  step: number;
+  cursor: DataCursor;
+  bestEval: TrainRunResult['bestEval'];
+  /** The checkpoint resumed from, if any. */
+  latest: string | undefined;
+  resumed: boolean;
+}
+
+/**
+ * Step 3: the newest intact checkpoint (a corrupt newest one, digest mismatch or truncation,
+ * falls back to the one before, with a note), with metrics.jsonl cut back to its step; else the
+ * init model, a fresh optimizer and the seed's RNG, and no metrics.
+ */
+async function restoreTrainingState(
+  init: string,
+  config: TrainerConfig,
+  ckptRoot: string,
+  metricsPath: string,
+  emit: TrainEventListener,
+): Promise<TrainingState> {
+  const ck = loadNewestIntactCheckpoint(ckptRoot, (c) =>
+    emit({ type: 'note', message: corruptCheckpointNote(c) }),
+  );
+  if (ck) {
+    const step = ck.step;
+    await truncateMetrics(metricsPath, step);
+    return {
+      encoder: ck.encoder,
+      optimizer: ck.optimizer ?? createAdamWState(),
+      rng: ck.rng,
+      step,
+      cursor: ck.extra.cursor as DataCursor,
+      bestEval: ck.extra.bestEval as TrainRunResult['bestEval'],
+      latest: ck.path,
+      resumed: true,
+    };
+  }
+  const encoder = loadInitEncoder(init, config.model.dropout).encoder;
+  rmSync(metricsPath, { force: true });
+  return {
+    encoder,
+    optimizer: createAdamWState(),
+    rng: createRng(config.seed).fork('train'),
+    step: 0,
+    cursor: { epoch: 0, batch: 0 },
+    bestEval: undefined,
+    latest: undefined,
+    resumed: false,
+  };
+}
+
+/** Sequences and tokens seen since the last logged step (throughput figures). */
+interface ThroughputWindow {
+  t: number;
+  steps: number;
+  seqs: number;
+  tokens: number;
+}
+
+/**
+ * Step 4, one optimizer step: `gradAccumulation` batches through the contrastive loss, their
+ * gradients summed and averaged, clipped by global norm, then AdamW. A non-finite loss or
+ * gradient norm throws TrainingDivergedError (naming the latest checkpoint) before any update.
+ */
+async function optimizerStep(
+  state: TrainingState,
+  config: TrainerConfig,
+  stream: AsyncGenerator<BatchExample[]>,
+  tokenizer: HfTokenizer,
+  batchOptions: Parameters<typeof buildBatch>[1],
+  window: ThroughputWindow,
+  totalSteps: number,
+  ckptRoot: string,
+): Promise<{ loss: number; gradNorm: number; lr: number }> {
+  const { encoder, optimizer, rng, step } = state;
+  const lr = learningRate(step, totalSteps, config.optimizer.lr, config.schedule);
+  const accum = config.batch.gradAccumulation;
+  let summed: Map<string, Tensor> | undefined;
+  let lossSum = 0;
+  for (let a = 0; a < accum; a++) {
+    const { value: examples } = await stream.next();
+    const batch = buildBatch(examples!, batchOptions);
+    const { queries: q, docs: d } = await tokenizeBatch(tokenizer, batch, config.model);
+    window.seqs += q.inputIds.length + d.inputIds.length;
+    for (const m of [...q.attentionMask, ...d.attentionMask]) for (const x of m) window.tokens += x;
+    const inputs = {
+      queries: toForwardInputs(q),
+      docs: toForwardInputs(d),
+      relations: tf.tensor2d(batch.relations),
+    };
+    const r = contrastiveGradients(
+      encoder,
+      inputs,
+      {
+        pooling: config.model.pooling,
+        normalize: config.model.normalize,
+        temperature: config.loss.temperature,
+        training: true,
+        gradCacheChunk: config.batch.gradCacheChunk ?? undefined,
+      },
+      rng,
+    );
+    tf.dispose([inputs.queries, inputs.docs, inputs.relations] as unknown as Tensor[]);
+    lossSum += r.loss;
+    if (!summed) summed = r.grads;
+    else {
+      for (const [n, g] of r.grads) {
+        const prev = summed.get(n)!;
+        summed.set(n, tf.add(prev, g));
+        prev.dispose();
+        g.dispose();
       }
-      return {
-        ...done,
-        ...(staleReuse ? { staleReuse } : {}),
-        resumed: false,
-        alreadyComplete: true,
-        seconds: 0,
-      };
     }
   }
-  if (!plan) {
-    // With a step count the epoch length is not needed; otherwise one streamed pass counts it.
-    const batchesPerEpoch = config.batch.steps === undefined ? await countBatches(data, config) : null;
-    if (batchesPerEpoch === 0) throw new DataError('the mix has no training examples', data);
-    const totalSteps =
-      config.batch.steps ??
-      Math.max(1, Math.ceil((config.batch.epochs * batchesPerEpoch!) / config.batch.gradAccumulation));
-    plan = { batchesPerEpoch, totalSteps };
-    await writeJsonAtomic(runPath, {
-      format: runFormat,
-      digest,
-      keyParts: key.parts,
-      data,
-      dataDigest,
-      init,
-      initDigest,
-      plan,
-      config,
-    });
+  const grads = summed!;
+  if (accum > 1)
+    for (const [n, g] of grads) {
+      grads.set(n, tf.div(g, accum));
+      g.dispose();
+    }
+  const loss = lossSum / accum;
+  if (!Number.isFinite(loss)) {
+    tf.dispose([...grads.values()]);
+    throw new TrainingDivergedError(step + 1, 'loss', loss, latestCheckpoint(ckptRoot));
   }
+  const clipped = clipByGlobalNorm(grads, config.optimizer.gradClipNorm ?? Number.POSITIVE_INFINITY);
+  tf.dispose([...grads.values()]);
+  if (!Number.isFinite(clipped.norm)) {
+    tf.dispose([...clipped.grads.values()]);
+    throw new TrainingDivergedError(step + 1, 'gradient norm', clipped.norm, latestCheckpoint(ckptRoot));
+  }
+  applyAdamW(encoder.params, clipped.grads, optimizer, lr, config.optimizer);
+  tf.dispose([...clipped.grads.values()]);
+  return { loss, gradNorm: clipped.norm, lr };
+}
+
+/** Step 5: the trained model as a Hugging Face folder with its ONNX graph, written beside `export/` and renamed in, so `export/` is whole or absent. */
+async function exportTrainedModel(
+  out: string,
+  init: string,
+  initConfig: unknown,
+  encoder: TransformerEncoder,
+  config: TrainerConfig,
+  digest: string,
+): Promise<string> {
+  const exportDir = join(out, 'export');
+  const tmp = join(out, `.export.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  await exportHuggingFace(tmp, {
+    config: initConfig,
+    weights: encoder.toWeights(),
+    tokenizerJson: join(init, 'tokenizer.json'),
+    pooling: config.model.pooling,
+    normalize: config.model.normalize,
+    maxSeqLength: Math.max(config.model.maxQueryLength, config.model.maxDocLength),
+    metadata: { dv_run_digest: digest },
+    withOnnx: true,
+  });
+  rmSync(exportDir, { recursive: true, force: true });
+  renameSync(tmp, exportDir);
+  return exportDir;
+}
+
+/** The loss of the last logged step in metrics.jsonl (a resumed run that took no step). */
+function lastLoggedLoss(metricsPath: string): number | undefined {
+  const metrics = readFileSync(metricsPath, 'utf8').trim().split('\n');
+  const lossLine = metrics.reverse().find((l) => l.includes('"loss"'));
+  return lossLine ? (JSON.parse(lossLine) as { loss: number }).loss : undefined;
+}
+
+/**
+ * Trains a retriever from an init model folder on a training mix: opens (or resumes) the run
+ * folder, plans the steps, restores the newest checkpoint or starts from the init model, runs
+ * the optimizer steps with logging, evaluation and checkpoints, exports the model and writes the
+ * manifest and summary.json. Rerunning a complete folder returns its summary.
+ */
+export async function trainRetriever(options: TrainRetrieverOptions): Promise<TrainRunResult> {
+  const started = performance.now();
+  const config = parseTrainerConfig(options.config);
+  const { data, init, out } = options;
+  requireFile(data, 'training mix');
+  for (const f of initFiles) requireFile(join(init, f), `init model file ${f}`);
+  const emit = options.onEvent ?? (() => {});
+  const backend = await initBackend();
+
+  const opened = await openRunFolder(options, config);
+  if (opened.done) return opened.done;
+  const { staleReuse } = opened;
+  const digest = opened.key.key;
+  const plan = opened.plan ?? (await planRun(options, config, opened));
   const totalSteps = plan.totalSteps;
 
   const tokenizer = HfTokenizer.fromFile(join(init, 'tokenizer.json'));
@@ -392,33 +615,8 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
   const ckptRoot = join(out, 'checkpoints');
   const metricsPath = join(out, 'metrics.jsonl');
   const initRaw = JSON.parse(readFileSync(join(init, 'config.json'), 'utf8')) as unknown;
-
-  let encoder: TransformerEncoder;
-  let optimizer: AdamWState;
-  let rng: Rng;
-  let step = 0;
-  let cursor: DataCursor = { epoch: 0, batch: 0 };
-  let bestEval: TrainRunResult['bestEval'];
-  // a corrupt newest checkpoint (digest mismatch, truncation) falls back to the newest intact one
-  const ck = loadNewestIntactCheckpoint(ckptRoot, (c) =>
-    emit({ type: 'note', message: corruptCheckpointNote(c) }),
-  );
-  const latest = ck?.path;
-  const resumed = ck !== undefined;
-  if (ck) {
-    encoder = ck.encoder;
-    optimizer = ck.optimizer ?? createAdamWState();
-    rng = ck.rng;
-    step = ck.step;
-    cursor = ck.extra.cursor as DataCursor;
-    bestEval = ck.extra.bestEval as TrainRunResult['bestEval'];
-    await truncateMetrics(metricsPath, step);
-  } else {
-    encoder = loadInitEncoder(init, config.model.dropout).encoder;
-    optimizer = createAdamWState();
-    rng = createRng(config.seed).fork('train');
-    rmSync(metricsPath, { force: true });
-  }
+  const state = await restoreTrainingState(init, config, ckptRoot, metricsPath, emit);
+  const { encoder, resumed, latest } = state;
 
   const handle = createTrainedEncoderHandle(encoder, tokenizer, formatter, config);
   const batchOptions = {
@@ -427,7 +625,7 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
     maskFalseNegatives: config.loss.maskFalseNegatives,
     formatter,
   };
-  const stream = batchesFrom(data, config, cursor);
+  const stream = batchesFrom(data, config, state.cursor);
   // O_NOFOLLOW: a metrics.jsonl link planted in the run folder is refused (ELOOP), never
   // appended through (issue 25)
   const appendFlags = constants.O_APPEND | constants.O_CREAT | constants.O_WRONLY | constants.O_NOFOLLOW;
@@ -440,13 +638,14 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
     }
   };
   const checkpoint = async () => {
+    const { step, bestEval } = state;
     const path = checkpointDir(ckptRoot, step);
     await saveCheckpoint(path, {
       encoder,
-      optimizer,
+      optimizer: state.optimizer,
       step,
-      rng,
-      extra: { cursor: { ...cursor }, digest, ...(bestEval ? { bestEval } : {}) },
+      rng: state.rng,
+      extra: { cursor: { ...state.cursor }, digest, ...(bestEval ? { bestEval } : {}) },
     });
     pruneCheckpoints(ckptRoot, config.checkpoint.keepLast);
     emit({ type: 'checkpoint', step, path });
@@ -454,13 +653,14 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
   };
   const runEval = async () => {
     if (!options.evaluate) return;
+    const { step, bestEval } = state;
     const results = await options.evaluate(handle, step);
     log({ step, eval: results });
     emit({ type: 'eval', step, results });
     const key = options.evalKey ?? Object.keys(results)[0];
     const value = key === undefined ? undefined : results[key];
     if (key !== undefined && value !== undefined && (!bestEval || value > bestEval.value))
-      bestEval = { step, key, value, results };
+      state.bestEval = { step, key, value, results };
   };
 
   emit({
@@ -468,80 +668,32 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
     job: 'retriever',
     out,
     totalSteps,
-    startStep: step,
+    startStep: state.step,
     resumed,
     backend: backend.choice,
   });
   const sessionStart = performance.now();
-  const sessionFirstStep = step;
-  let window = { t: performance.now(), steps: 0, seqs: 0, tokens: 0 };
+  const sessionFirstStep = state.step;
+  let window: ThroughputWindow = { t: performance.now(), steps: 0, seqs: 0, tokens: 0 };
   let lastLoss = Number.NaN;
-  let lastCheckpointStep = step;
+  let lastCheckpointStep = state.step;
   try {
-    while (step < totalSteps) {
+    while (state.step < totalSteps) {
       if (options.signal?.aborted) {
-        if (lastCheckpointStep !== step) await checkpoint();
+        if (lastCheckpointStep !== state.step) await checkpoint();
         throw options.signal.reason ?? new Error('training aborted');
       }
-      const lr = learningRate(step, totalSteps, config.optimizer.lr, config.schedule);
-      const accum = config.batch.gradAccumulation;
-      let summed: Map<string, Tensor> | undefined;
-      let lossSum = 0;
-      for (let a = 0; a < accum; a++) {
-        const { value: examples } = await stream.next();
-        const batch = buildBatch(examples!, batchOptions);
-        const { queries: q, docs: d } = await tokenizeBatch(tokenizer, batch, config.model);
-        window.seqs += q.inputIds.length + d.inputIds.length;
-        for (const m of [...q.attentionMask, ...d.attentionMask]) for (const x of m) window.tokens += x;
-        const inputs = {
-          queries: toForwardInputs(q),
-          docs: toForwardInputs(d),
-          relations: tf.tensor2d(batch.relations),
-        };
-        const r = contrastiveGradients(
-          encoder,
-          inputs,
-          {
-            pooling: config.model.pooling,
-            normalize: config.model.normalize,
-            temperature: config.loss.temperature,
-            training: true,
-            gradCacheChunk: config.batch.gradCacheChunk ?? undefined,
-          },
-          rng,
-        );
-        tf.dispose([inputs.queries, inputs.docs, inputs.relations] as unknown as Tensor[]);
-        lossSum += r.loss;
-        if (!summed) summed = r.grads;
-        else {
-          for (const [n, g] of r.grads) {
-            const prev = summed.get(n)!;
-            summed.set(n, tf.add(prev, g));
-            prev.dispose();
-            g.dispose();
-          }
-        }
-      }
-      const grads = summed!;
-      if (accum > 1)
-        for (const [n, g] of grads) {
-          grads.set(n, tf.div(g, accum));
-          g.dispose();
-        }
-      const loss = lossSum / accum;
-      if (!Number.isFinite(loss)) {
-        tf.dispose([...grads.values()]);
-        throw new TrainingDivergedError(step + 1, 'loss', loss, latestCheckpoint(ckptRoot));
-      }
-      const clipped = clipByGlobalNorm(grads, config.optimizer.gradClipNorm ?? Number.POSITIVE_INFINITY);
-      tf.dispose([...grads.values()]);
-      if (!Number.isFinite(clipped.norm)) {
-        tf.dispose([...clipped.grads.values()]);
-        throw new TrainingDivergedError(step + 1, 'gradient norm', clipped.norm, latestCheckpoint(ckptRoot));
-      }
-      applyAdamW(encoder.params, clipped.grads, optimizer, lr, config.optimizer);
-      tf.dispose([...clipped.grads.values()]);
-      step++;
+      const { loss, gradNorm, lr } = await optimizerStep(
+        state,
+        config,
+        stream,
+        tokenizer,
+        batchOptions,
+        window,
+        totalSteps,
+        ckptRoot,
+      );
+      const step = ++state.step;
       lastLoss = loss;
       window.steps++;
 
@@ -554,7 +706,7 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
           sequencesPerSecond: window.seqs / secs,
           tokensPerSecond: window.tokens / secs,
         };
-        log({ step, epoch: cursor.epoch, loss, lr, gradNorm: clipped.norm, ...rates });
+        log({ step, epoch: state.cursor.epoch, loss, lr, gradNorm, ...rates });
         emit({
           type: 'step',
           job: 'retriever',
@@ -562,7 +714,7 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
           totalSteps,
           loss,
           lr,
-          gradNorm: clipped.norm,
+          gradNorm,
           ...rates,
           etaSeconds: (totalSteps - step) * avg,
         });
@@ -579,22 +731,7 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
     await stream.return(undefined);
   }
 
-  // Export: written next to the final folder and renamed in, so `export/` is whole or absent.
-  const exportDir = join(out, 'export');
-  const tmp = join(out, `.export.tmp-${process.pid}`);
-  rmSync(tmp, { recursive: true, force: true });
-  await exportHuggingFace(tmp, {
-    config: initRaw,
-    weights: encoder.toWeights(),
-    tokenizerJson: join(init, 'tokenizer.json'),
-    pooling: config.model.pooling,
-    normalize: config.model.normalize,
-    maxSeqLength: Math.max(config.model.maxQueryLength, config.model.maxDocLength),
-    metadata: { dv_run_digest: digest },
-    withOnnx: true,
-  });
-  rmSync(exportDir, { recursive: true, force: true });
-  renameSync(tmp, exportDir);
+  const exportDir = await exportTrainedModel(out, init, initRaw, encoder, config, digest);
   emit({ type: 'export', path: exportDir });
   encoder.dispose();
 
@@ -606,7 +743,7 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
     formatter: config.formatter,
     seeds: [config.seed],
     timings: { seconds },
-    inputs: [data, join(init, 'config.json'), join(init, 'model.safetensors'), join(init, 'tokenizer.json')],
+    inputs: [data, ...initFiles.map((f) => join(init, f))],
     outputs: [join(exportDir, 'model.safetensors'), join(exportDir, 'onnx', 'model.onnx')],
     notes: [
       `backend ${backend.choice}: ${backend.reason}`,
@@ -616,11 +753,8 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
         : []),
     ],
   });
-  if (Number.isNaN(lastLoss)) {
-    const metrics = readFileSync(metricsPath, 'utf8').trim().split('\n');
-    const lossLine = metrics.reverse().find((l) => l.includes('"loss"'));
-    if (lossLine) lastLoss = (JSON.parse(lossLine) as { loss: number }).loss;
-  }
+  if (Number.isNaN(lastLoss)) lastLoss = lastLoggedLoss(metricsPath) ?? lastLoss;
+  const { step, bestEval } = state;
   const result: TrainRunResult = {
     out,
     exportDir,
@@ -632,7 +766,7 @@ export async function trainRetriever(options: TrainRetrieverOptions): Promise<Tr
     seconds,
     ...(staleReuse ? { staleReuse } : {}),
   };
-  await writeJsonAtomic(summaryPath, result);
+  await writeJsonAtomic(join(out, 'summary.json'), result);
   emit({ type: 'done', steps: step, finalLoss: lastLoss, seconds, out });
   return result;
 }

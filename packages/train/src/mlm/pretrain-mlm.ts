@@ -37,13 +37,13 @@ import {
   describeZodIssues,
   hashFile,
   MlmConfig,
-  type MlmConfigInput,
   readLines,
   staleReasons,
   writeFileAtomic,
   writeJsonAtomic,
   writeManifest,
 } from '@dv/core';
+import type { z } from 'zod';
 import { initBackend } from '../backend/init-backend.js';
 import { type Tensor, tf } from '../backend/tf.js';
 import {
@@ -67,7 +67,7 @@ import { ignoredLabel, maskTokens } from './mask-tokens.js';
 import { MlmHead } from './mlm-head.js';
 
 export interface PretrainMlmOptions {
-  config: MlmConfig | MlmConfigInput;
+  config: MlmConfig | z.input<typeof MlmConfig>;
   /** Text files: .jsonl (a Passage's title + text, or a `text` field per line) or plain lines. */
   corpus: string | string[];
   /** tokenizer.json; a WordPiece vocabulary of `config.vocabSize` is trained when absent. */

@@ -3,7 +3,7 @@
  * batches then pad to similar lengths (the encoders pad each batch to its longest text), which
  * cuts evaluation time on mixed-length corpora without changing any embedding.
  */
-import type { Encoder } from '@dv/eval';
+import type { Encoder } from '@dv/core';
 
 export function lengthSorted(inner: Encoder): Encoder {
   const sorted = async (

@@ -4,8 +4,8 @@
  * similar lengths and the run's content-keyed embedding cache (model digest + texts).
  */
 import { join } from 'node:path';
-import type { FormatterSettings } from '@dv/core';
-import { Bm25Ranker, DenseRanker, EmbeddingCache, type Encoder, OnnxEncoder, type Ranker } from '@dv/eval';
+import type { Encoder, FormatterSettings } from '@dv/core';
+import { Bm25Ranker, DenseRanker, EmbeddingCache, OnnxEncoder, type Ranker } from '@dv/eval';
 import { TfjsEncoder } from '@dv/train';
 import { lengthSorted } from './length-sorted-encoder.js';
 

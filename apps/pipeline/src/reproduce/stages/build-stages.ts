@@ -3,7 +3,10 @@
  * (pretrain, mixes) -> train/<backbone>/<mix>/seed-<s>; every model -> eval/<model>; all of it
  * -> report.
  */
-import type { MiniBackbone, RunConfig } from '@dv/core';
+import type { MINI_BACKBONES, RunConfig } from '@dv/core';
+
+type MiniBackbone = (typeof MINI_BACKBONES)[number];
+
 import type { StageSpec } from '../stage.js';
 import { evalStage, type ModelRef } from './eval-stage.js';
 import { mixesOf, mixesStage } from './mixes-stage.js';

@@ -6,7 +6,10 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { MiniBackbone, RunConfig } from '@dv/core';
+import type { MINI_BACKBONES, RunConfig } from '@dv/core';
+
+type MiniBackbone = (typeof MINI_BACKBONES)[number];
+
 import { MINI_FILES } from '@dv/data';
 import { stageFiles } from '../internal/stage-files.js';
 import type { StageContext, StageSpec } from '../stage.js';

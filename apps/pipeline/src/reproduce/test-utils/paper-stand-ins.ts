@@ -18,8 +18,14 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createRng, type InstructedSet } from '@dv/core';
-import { HUB_DATASETS, type HubDatasetName, writeFollowIRv1, writeInfoSearch } from '@dv/data';
-import { type LoopbackHubRepo, type LoopbackHubServer, startLoopbackHubServer } from '@dv/data/testing';
+import { HUB_DATASETS, type HubDatasetName } from '@dv/data';
+import {
+  type LoopbackHubRepo,
+  type LoopbackHubServer,
+  startLoopbackHubServer,
+  writeFollowIRv1,
+  writeInfoSearch,
+} from '@dv/data/testing';
 import { type LoopbackChatServer, startLoopbackChatServer } from '@dv/synth/testing';
 import { createMiniEncoder, saveCheckpoint, trainWordPiece } from '@dv/train';
 
