@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_SEED } from '../rng.js';
+import { InstructionStyle } from './query.js';
 
 /** What a mini-world instruction may constrain (@dv/data `constraint.ts` defines each). */
 export const MINI_LEVERS = [
@@ -22,16 +23,10 @@ export const MINI_LEVERS = [
 
 /**
  * Writing styles of mini-world seed instructions: @dv/data's template styles plus `exclusion`
- * and `narrative` (@dv/data `instruction-templates.ts` `SEED_STYLES`, checked equal in its test).
+ * and `narrative`: every InstructionStyle but `other` (@dv/data `instruction-templates.ts`
+ * `SEED_STYLES`, checked equal in its test).
  */
-export const MINI_SEED_STYLES = [
-  'plain',
-  'persona',
-  'background',
-  'negation',
-  'exclusion',
-  'narrative',
-] as const;
+export const MINI_SEED_STYLES = InstructionStyle.exclude(['other']).options;
 
 export const MiniWorldOptions = z.object({
   seed: z
