@@ -15,6 +15,19 @@ import { wordPieceTokenizerJson } from '@dv/train/testing';
 import { describe, expect, it } from 'vitest';
 import { modelMaxLength, OnnxEncoder } from './onnx-encoder.js';
 
+/**
+ * ONNX Runtime's int8 products on a CPU without VNNI (AVX2 only) add pairs of u8 x s8 products
+ * with vpmaddubsw, which saturates at int16, so int8 outputs sit further from float32 there
+ * (measured on an AVX2-only AMD EPYC: min cosine 0.966 against 0.9997 with AVX-512 VNNI).
+ */
+const INT8_VNNI = (() => {
+  try {
+    return /\b(avx512_vnni|avx_vnni)\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+  } catch {
+    return true;
+  }
+})();
+
 /** A minimal BERT-style WordPiece tokenizer.json over a 16-token vocabulary. */
 function tinyTokenizerJson(): string {
   const words = ['bass', 'fish', 'guitar', 'string', 'lake', 'a', 'is', 'the', 'music', '##s', 'of'];
@@ -118,7 +131,9 @@ describe('ONNX encoder (tiny model from the @dv/train exporter)', () => {
     });
     const int8 = await OnnxEncoder.fromDir(dir, { pooling: 'cls', precision: 'int8' });
     expect(int8.settings.modelSha256).toBe((await hashFile(int8Path)).sha256);
-    expect(maxDiff(await int8.encodeDocuments(texts), await full.encodeDocuments(texts))).toBeLessThan(0.05);
+    expect(maxDiff(await int8.encodeDocuments(texts), await full.encodeDocuments(texts))).toBeLessThan(
+      INT8_VNNI ? 0.05 : 0.1,
+    );
     for (const e of [fast, full, mean, int8]) await e.close();
     rmSync(join(dir, 'onnx'), { recursive: true });
   });

@@ -13,6 +13,19 @@ import { exportHuggingFace } from '../huggingface/export-hugging-face.js';
 import { miniConfigs, randomEncoderWeights } from '../test-utils/random-encoder.js';
 import { exportFolderOnnx } from './export-folder-onnx.js';
 
+/**
+ * ONNX Runtime's int8 products on a CPU without VNNI (AVX2 only) add pairs of u8 x s8 products
+ * with vpmaddubsw, which saturates at int16, so int8 outputs sit further from float32 there
+ * (measured on an AVX2-only AMD EPYC: min cosine 0.966 against 0.9997 with AVX-512 VNNI).
+ */
+const INT8_VNNI = (() => {
+  try {
+    return /\b(avx512_vnni|avx_vnni)\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+  } catch {
+    return true;
+  }
+})();
+
 const tmp = () => mkdtempSync(join(tmpdir(), 'dv-folder-onnx-'));
 
 async function sentenceEmbedding(path: string, ids: number[][], mask: number[][]): Promise<Float32Array> {
@@ -79,7 +92,7 @@ describe('exportFolderOnnx', () => {
       for (let r = 0; r < 2; r++) {
         let dot = 0;
         for (let j = 0; j < h; j++) dot += a[r * h + j]! * b[r * h + j]!;
-        expect(dot).toBeGreaterThan(0.99); // unit rows
+        expect(dot).toBeGreaterThan(INT8_VNNI ? 0.99 : 0.95); // unit rows
         expect(dot).toBeLessThan(1 - 1e-9); // and not the float32 graph again
       }
     },
@@ -164,7 +177,7 @@ describe('exportFolderOnnx', () => {
     for (let r = 0; r < 2; r++) {
       let dot = 0;
       for (let j = 0; j < h; j++) dot += a[r * h + j]! * q[r * h + j]!;
-      expect(dot).toBeGreaterThan(0.999);
+      expect(dot).toBeGreaterThan(INT8_VNNI ? 0.999 : 0.99);
     }
   });
 

@@ -1,7 +1,7 @@
 // The int8 export: the quantizer's arithmetic by hand, and, against ONNX Runtime's own
 // quantizer (`quantize_dynamic`, per-channel QInt8 weights, from the reference venv), the same
 // int8 weights and scales byte for byte and outputs within quantization noise of float32.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,19 @@ import { findPython, pythonTimeout, runPython } from '../test-utils/python.js';
 import { miniConfigs, randomEncoderWeights } from '../test-utils/random-encoder.js';
 import { exportOnnx } from './export-onnx.js';
 import { quantizeInt8PerColumn } from './quantize-int8.js';
+
+/**
+ * ONNX Runtime's int8 products on a CPU without VNNI (AVX2 only) add pairs of u8 x s8 products
+ * with vpmaddubsw, which saturates at int16, so int8 outputs sit further from float32 there
+ * (measured on an AVX2-only AMD EPYC: min cosine 0.966 against 0.9997 with AVX-512 VNNI).
+ */
+const INT8_VNNI = (() => {
+  try {
+    return /\b(avx512_vnni|avx_vnni)\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+  } catch {
+    return true;
+  }
+})();
 
 describe('quantizeInt8PerColumn', () => {
   it('scales each column by its largest magnitude over 127 and rounds halves to even', () => {
@@ -95,7 +108,7 @@ describe('int8 export against ONNX Runtime quantize_dynamic', () => {
         const r = report[c.name]!;
         expect(r.quantized, c.name).toBe(c.expected);
         expect(r.same, c.name).toBe(r.quantized);
-        expect(r.minCosFp32, c.name).toBeGreaterThan(0.999);
+        expect(r.minCosFp32, c.name).toBeGreaterThan(INT8_VNNI ? 0.999 : 0.95);
         expect(r.maxDiffOrt, c.name).toBeLessThan(0.02);
       }
     },
