@@ -2,7 +2,7 @@
  * Builds the four matched-budget mixes from a synth output folder (`original.jsonl`,
  * `complement.jsonl`) plus optional general data, and writes each as our training JSONL
  * (`<out>/<mix>/train.jsonl`) and in the requested trainer formats, with `mixes.json` (the
- * checked counts) and a manifest.
+ * checked counts and what each mix covers: `mixComposition`) and a manifest.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import {
 } from '@dv/core';
 import { z } from 'zod';
 import { OUTPUT_FILES } from './finalize-run.js';
+import { type MixComposition, mixComposition } from './mix-composition.js';
 import { buildMixes, countMix, type MixCounts, type MixExample } from './mixes.js';
 import { exportForTrainers, type TrainerFormat } from './trainer-exports.js';
 
@@ -37,11 +38,12 @@ export interface WriteMixesOptions {
   command?: string[];
 }
 
+/** One mix in `mixes.json`: its checked counts, what it covers, and its files. */
+export type MixSummary = MixCounts & { composition: MixComposition; files: Record<string, string> };
+
 const MixLine = z.union([DualViewExample, TrainingExample]);
 
-export async function writeMixes(
-  o: WriteMixesOptions,
-): Promise<Record<string, MixCounts & { files: Record<string, string> }>> {
+export async function writeMixes(o: WriteMixesOptions): Promise<Record<string, MixSummary>> {
   const need = (p: string) => {
     if (!existsSync(p)) throw new DataError('not found (run `dv synth` first)', p);
     return p;
@@ -63,7 +65,7 @@ export async function writeMixes(
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
     ...(o.mixes ? { mixes: o.mixes } : {}),
   });
-  const out: Record<string, MixCounts & { files: Record<string, string> }> = {};
+  const out: Record<string, MixSummary> = {};
   const outputs: string[] = [];
   for (const [name, examples] of Object.entries(mixes) as Array<[DataMix, MixExample[]]>) {
     const dir = join(o.outDir, name);
@@ -77,7 +79,7 @@ export async function writeMixes(
       })),
     };
     outputs.push(...Object.values(files));
-    out[name] = { ...countMix(examples), files };
+    out[name] = { ...countMix(examples), composition: mixComposition(examples), files };
   }
   await writeJsonAtomic(join(o.outDir, 'mixes.json'), out);
   await writeManifest(o.outDir, {

@@ -112,10 +112,15 @@ sentence-transformers and FlagEmbedding files.`,
       formatter: presets.mini.config.train.formatter,
       command: ctx.commandLine,
     });
-    for (const [name, c] of Object.entries(res))
+    for (const [name, c] of Object.entries(res)) {
       ctx.stdout.write(
         `${name.padEnd(8)} total ${c.total}: original ${c.original}, complement ${c.complement}, general ${c.general}, pairs ${c.pairs} -> ${Object.values(c.files).join(', ')}\n`,
       );
+      const k = c.composition;
+      ctx.stdout.write(
+        `${''.padEnd(8)} covers ${k.queries} queries (${k.repeatedQueries} more than once), ${k.views} query+instruction views, ${k.documents} documents\n`,
+      );
+    }
     ctx.stdout.write(`wrote mixes.json and manifest.json in ${outDir}\n`);
     return 0;
   },

@@ -221,6 +221,16 @@ describe('dv synth', () => {
       `ins-dv   total ${budget}: original ${budget / 2}, complement ${budget / 2}`,
     );
     expect(jsonl(join(mixOut, 'ins-dv', 'tevatron.jsonl'))).toHaveLength(budget);
+    // what the mix covers, printed and in mixes.json: both views of a pair share one query
+    const dvRows = jsonl(join(mixOut, 'ins-dv', 'train.jsonl'));
+    const dvQueries = new Set(dvRows.map((r) => r.query)).size;
+    expect(dvQueries).toBeLessThanOrEqual(budget / 2);
+    expect(mix.stdout).toContain(`covers ${dvQueries} queries`);
+    const summary = JSON.parse(readFileSync(join(mixOut, 'mixes.json'), 'utf8'));
+    expect(summary['ins-dv'].composition.queries).toBe(dvQueries);
+    expect(summary['ins-dv'].composition.views).toBe(
+      new Set(dvRows.map((r) => `${r.query}\u0000${r.instruction}`)).size,
+    );
     const bad = await dv(['synth', 'mix', '--from', merged, '--out', tmp(), '--budget', '2000']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/the matched mixes need N\/2 = 1000 accepted pairs \(Ins-DV/);

@@ -7,6 +7,7 @@
  * No benchmark is named here: labels come from the registry.
  */
 import { formatDuration } from '@dv/core';
+import type { writeMixes } from '@dv/synth';
 import type { Interval } from '../stats/t-interval.js';
 import { levelText, VERDICT_RULE, type VerdictRule } from '../stats/verdict.js';
 import { type Comparison, columnValue, type TableRow } from './aggregate.js';
@@ -298,22 +299,47 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
     ),
     '',
   );
-  const counts = ((d.mixes as { counts?: Record<string, Record<string, number>> }).counts ?? {}) as Record<
-    string,
-    Record<string, number>
-  >;
-  L.push('Matched-budget mixes:', '');
+  type MixComposition = Awaited<ReturnType<typeof writeMixes>>[string]['composition'];
+  type MixRow = Record<'total' | 'original' | 'complement' | 'general' | 'pairs', number> & {
+    composition?: MixComposition;
+  };
+  const counts = ((d.mixes as { counts?: Record<string, MixRow> }).counts ?? {}) as Record<string, MixRow>;
+  const per = (x: number | null | undefined) => (x == null ? '-' : x.toFixed(2));
+  L.push(
+    'Matched-budget mixes (queries: distinct query texts, the topics a model sees; views: distinct query + instruction pairs; documents: distinct labelled docids; negatives: labelled negatives per example, original / complement view):',
+    '',
+  );
   L.push(
     table(
-      ['mix', 'total', 'original', 'complement', 'general', 'pairs'],
-      Object.entries(counts).map(([k, c]) => [
-        k,
-        String(c.total),
-        String(c.original),
-        String(c.complement),
-        String(c.general),
-        String(c.pairs),
-      ]),
+      [
+        'mix',
+        'total',
+        'original',
+        'complement',
+        'general',
+        'pairs',
+        'queries',
+        'repeated',
+        'views',
+        'documents',
+        'negatives',
+      ],
+      Object.entries(counts).map(([k, c]) => {
+        const m = c.composition;
+        return [
+          k,
+          String(c.total),
+          String(c.original),
+          String(c.complement),
+          String(c.general),
+          String(c.pairs),
+          m ? String(m.queries) : '-',
+          m ? String(m.repeatedQueries) : '-',
+          m ? String(m.views) : '-',
+          m ? String(m.documents) : '-',
+          m ? `${per(m.negativesPerExample.original)} / ${per(m.negativesPerExample.complement)}` : '-',
+        ];
+      }),
     ),
     '',
   );

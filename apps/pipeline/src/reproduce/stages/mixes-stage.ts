@@ -51,7 +51,7 @@ export function mixesStage(config: Pick<RunConfig, 'mixes' | 'train'>, source = 
       const counts = Object.fromEntries(Object.entries(res).map(([k, { files: _f, ...c }]) => [k, c]));
       for (const [k, c] of Object.entries(counts))
         ctx.log(
-          `${k}: ${c.total} (original ${c.original}, complement ${c.complement}, general ${c.general})`,
+          `${k}: ${c.total} (original ${c.original}, complement ${c.complement}, general ${c.general}; ${c.composition.queries} queries, ${c.composition.documents} documents)`,
         );
       return { outputs: stageFiles(ctx.dir), summary: { counts } };
     },
