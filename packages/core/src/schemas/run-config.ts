@@ -8,7 +8,7 @@
  * | `world` | `MiniWorldOptions` (mini-world-options.ts) | @dv/data `buildMiniWorld` (world stage) |
  * | `synthesis` | `SynthesisConfig` (synthesis-config.ts) + `devPairs` | @dv/synth `runSynthesis` / `createSynthesisRun` (synth stages) |
  * | `mixes` | `MixesConfig` | @dv/synth `writeMixes` (mixes stage) |
- * | `pretrain` | `MlmConfig` without `backbone` (trainer-config.ts) | @dv/train `pretrainMlm` (pretrain stages) |
+ * | `pretrain` | `MlmConfig` without `backbone` (trainer-config.ts), + `perSeed` | @dv/train `pretrainMlm` (pretrain stages) |
  * | `train` | `TrainerConfig` (trainer-config.ts) | @dv/train `trainRetriever` (train stages), `dv train run` |
  * | `eval` | `EvalConfig` | @dv/eval runners (eval stages) |
  * | `paper` | `PaperSection` (paper-section.ts) | the paper profile's Hub and compute stages |
@@ -124,7 +124,14 @@ export const RunConfig = z
     world: MiniWorldOptions.prefault({}),
     synthesis: RunSynthesisConfig,
     mixes: MixesConfig,
-    pretrain: MlmConfig.omit({ backbone: true }),
+    pretrain: MlmConfig.omit({ backbone: true }).extend({
+      perSeed: z
+        .boolean()
+        .default(false)
+        .describe(
+          'Mini profile: pretrain one backbone per fine-tuning seed (its MLM seed is that seed), so the intervals over seeds include the pretraining variance; the pretrained backbone is where CPUs of another vector width part (issue 26)',
+        ),
+    }),
     train: TrainerConfig,
     eval: EvalConfig.prefault({}),
     paper: PaperSection.optional().describe("The paper profile's Hub data, models and compute"),

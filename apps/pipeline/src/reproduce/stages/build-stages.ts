@@ -1,6 +1,7 @@
 /**
- * The mini profile's DAG: world -> synth -> mixes; world -> pretrain/<backbone>;
- * (pretrain, mixes) -> train/<backbone>/<mix>/seed-<s>; every model -> eval/<model>; all of it
+ * The mini profile's DAG: world -> synth -> mixes; world -> pretrain/<backbone> (one per seed,
+ * pretrain/<backbone>/seed-<s>, with `pretrain.perSeed`); (pretrain, mixes) ->
+ * train/<backbone>/<mix>/seed-<s>; every model -> eval/<model>; all of it
  * -> report.
  */
 import type { MINI_BACKBONES, RunConfig } from '@dv/core';
@@ -10,7 +11,7 @@ type MiniBackbone = (typeof MINI_BACKBONES)[number];
 import type { StageSpec } from '../stage.js';
 import { evalStage, type ModelRef } from './eval-stage.js';
 import { mixesOf, mixesStage } from './mixes-stage.js';
-import { EXPORT_DIR, pretrainStage } from './pretrain-stage.js';
+import { EXPORT_DIR, pretrainStage, pretrainStageId } from './pretrain-stage.js';
 import { reportStage } from './report-stage.js';
 import { synthStage } from './synth-stage.js';
 import { trainStage } from './train-stage.js';
@@ -23,22 +24,30 @@ import { worldStage } from './world-stage.js';
  */
 export function modelRefs(
   config: RunConfig,
-  untrained: { stage: (backbone: string) => string; exportDir: string } = {
-    stage: (backbone) => `pretrain/${backbone}`,
-    exportDir: EXPORT_DIR,
-  },
+  untrained: { stage: (backbone: string) => string; exportDir: string } | null = null,
 ): ModelRef[] {
   const models: ModelRef[] = [];
   if (config.eval.baselines) {
     models.push({ id: 'bm25', kind: 'bm25' });
     for (const backbone of config.backbones)
-      models.push({
-        id: `${backbone}/untrained`,
-        kind: 'untrained',
-        backbone,
-        stage: untrained.stage(backbone),
-        exportDir: untrained.exportDir,
-      });
+      if (untrained)
+        models.push({
+          id: `${backbone}/untrained`,
+          kind: 'untrained',
+          backbone,
+          stage: untrained.stage(backbone),
+          exportDir: untrained.exportDir,
+        });
+      // mini: each pretrain stage's backbone, one per seed with pretrain.perSeed
+      else
+        for (const seed of config.pretrain.perSeed ? config.seeds : [undefined])
+          models.push({
+            id: seed === undefined ? `${backbone}/untrained` : `${backbone}/untrained/seed-${seed}`,
+            kind: 'untrained',
+            backbone,
+            stage: pretrainStageId(config, backbone, seed ?? config.pretrain.seed),
+            exportDir: EXPORT_DIR,
+          });
   }
   for (const backbone of config.backbones)
     for (const mix of mixesOf(config))
@@ -57,10 +66,14 @@ export function modelRefs(
 
 export function buildMiniStages(config: RunConfig): StageSpec[] {
   const stages: StageSpec[] = [worldStage(config), synthStage(config), mixesStage(config)];
-  for (const backbone of config.backbones as MiniBackbone[]) stages.push(pretrainStage(config, backbone));
+  for (const backbone of config.backbones as MiniBackbone[])
+    if (config.pretrain.perSeed)
+      for (const seed of config.seeds) stages.push(pretrainStage(config, backbone, seed));
+    else stages.push(pretrainStage(config, backbone));
   for (const backbone of config.backbones)
     for (const mix of mixesOf(config))
-      for (const seed of config.seeds) stages.push(trainStage(config, backbone, mix, seed));
+      for (const seed of config.seeds)
+        stages.push(trainStage(config, backbone, mix, seed, pretrainStageId(config, backbone, seed)));
   const models = modelRefs(config);
   // the word-matching baseline beside BM25 (issue 26): what the mini benchmark gives for free
   if (config.eval.baselines) models.splice(1, 0, { id: 'lexical-rule', kind: 'lexical' });

@@ -1,8 +1,9 @@
 /**
- * Stage `pretrain/<backbone>`: MLM pretraining of a mini backbone on the mini world corpus
- * (@dv/train pretrainMlm: WordPiece vocabulary, BERT masking, tied head), exported as the HF
- * folder every fine-tuning run of that backbone starts from, and evaluated as the "untrained"
- * baseline (the backbone before fine-tuning).
+ * Stage `pretrain/<backbone>` (`pretrain/<backbone>/seed-<s>` with `pretrain.perSeed`): MLM
+ * pretraining of a mini backbone on the mini world corpus (@dv/train pretrainMlm: WordPiece
+ * vocabulary, BERT masking, tied head), exported as the HF folder every fine-tuning run of that
+ * backbone starts from, and evaluated as the "untrained" baseline (the backbone before
+ * fine-tuning).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -31,13 +32,25 @@ export function trainProgress(ctx: StageContext, label: string): (e: TrainEvent)
   };
 }
 
+/**
+ * The pretrain stage id of a backbone: `pretrain/<backbone>`, or with `pretrain.perSeed` one per
+ * fine-tuning seed, `pretrain/<backbone>/seed-<s>` (MLM seed s).
+ */
+export function pretrainStageId(config: Pick<RunConfig, 'pretrain'>, backbone: string, seed: number): string {
+  return config.pretrain.perSeed ? `pretrain/${backbone}/seed-${seed}` : `pretrain/${backbone}`;
+}
+
 export function pretrainStage(
   config: Pick<RunConfig, 'pretrain' | 'train'>,
   backbone: MiniBackbone,
+  /** With `pretrain.perSeed`: the fine-tuning seed this backbone is pretrained for (its MLM seed). */
+  seed?: number,
 ): StageSpec {
-  const mlm = { ...config.pretrain, backbone };
+  // perSeed picks the stages, not what one computes: it stays out of the slice (and the key)
+  const { perSeed, ...pre } = config.pretrain;
+  const mlm = { ...pre, backbone, ...(perSeed && seed !== undefined ? { seed } : {}) };
   return {
-    id: `pretrain/${backbone}`,
+    id: pretrainStageId(config, backbone, mlm.seed),
     group: 'pretrain',
     deps: ['world'],
     code: [PRETRAIN_CODE, stageFileCode('pretrain-stage.ts')],
