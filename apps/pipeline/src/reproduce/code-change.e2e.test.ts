@@ -102,7 +102,7 @@ function explainRows(stdout: string): Record<string, string[]> {
 }
 
 const TRAIN = ['ins-orig', 'ins-dv', 'all-orig', 'all-dv'].map((m) => `train/mini-bert/${m}/seed-13`);
-const UPSTREAM = ['world', 'synth', 'mixes', 'pretrain/mini-bert'];
+const UPSTREAM = ['world', 'synth', 'mixes', 'pretrain/mini-bert/seed-13'];
 
 beforeAll(() => {
   linkCopy(repoRoot, copy);
@@ -145,7 +145,7 @@ describe('stage keys follow the code (scratch copy of the checkout)', () => {
     for (const id of UPSTREAM) expect(s[id], id).toBe('cached');
     for (const id of TRAIN) expect(s[id], id).toBe('ran');
     expect(s['eval/bm25']).toBe('cached');
-    expect(s['eval/mini-bert/untrained']).toBe('cached');
+    expect(s['eval/mini-bert/untrained/seed-13']).toBe('cached');
     // dependants rerun exactly when the retrained model's outputs differ from the recorded ones
     const changed = TRAIN.filter((id) => digestOf(id) !== before[id]);
     for (const id of TRAIN)

@@ -18,7 +18,7 @@ import { readStageRecord, stageDir } from './run-dag.js';
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
 const cli = join(repoRoot, 'apps/pipeline/src/cli.ts');
 const out = mkdtempSync(join(tmpdir(), 'dv-reproduce-e2e-'));
-const HELD = 'eval/mini-bert/untrained';
+const HELD = 'eval/mini-bert/untrained/seed-13';
 const children: ChildProcess[] = [];
 
 function reproduce(env: Record<string, string> = {}) {
@@ -75,7 +75,7 @@ describe('pnpm reproduce --quick', () => {
       'world',
       'synth',
       'mixes',
-      'pretrain/mini-bert',
+      'pretrain/mini-bert/seed-13',
       'train/mini-bert/ins-dv/seed-13',
       'eval/bm25',
     ];

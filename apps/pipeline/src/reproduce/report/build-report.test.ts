@@ -144,5 +144,9 @@ describe('buildReport against a given registry', () => {
     const other = verdictRuleText({ level: 0.9, minSeeds: 5, magnitudeFactor: 3 });
     expect(other).toMatch(/two 90% t intervals .* fewer than 5 seeds per arm/);
     expect(other).not.toMatch(/95%|than 3 seeds/);
+    expect(verdictRuleText()).toContain('per-seed means; training variance)');
+    expect(verdictRuleText(undefined, true)).toMatch(
+      /training and pretraining variance: each seed fine-tunes its own MLM backbone/,
+    );
   });
 });

@@ -95,10 +95,17 @@ function meansNote(d: ReportData): string {
   return parts.join('; ');
 }
 
-/** The verdict rule in words, from its parameters (stats/verdict.ts). */
-export function verdictRuleText(rule: VerdictRule = VERDICT_RULE): string {
+/**
+ * The verdict rule in words, from its parameters (stats/verdict.ts). `perSeedBackbone`: each seed
+ * fine-tunes its own MLM backbone (mini `pretrain.perSeed`), so the seed interval holds the
+ * pretraining variance too.
+ */
+export function verdictRuleText(rule: VerdictRule = VERDICT_RULE, perSeedBackbone = false): string {
   const level = levelText(rule.level);
-  return `Each verdict is computed (stats/verdict.ts) from two ${level} t intervals of the difference (x100): over topics (the seed-averaged per-topic difference; topic variance) and over seeds (Welch, the per-seed means; training variance). Sign check: reproduced when both lie on the claimed side of 0, not reproduced when both lie on the other side, inconclusive otherwise or with fewer than ${rule.minSeeds} seeds per arm. Where the paper states a size ("a little"), a magnitude check follows (stats/magnitude.ts): the relative change must lie within the stated band of the paper's own relative change; a sign that holds with a size past the band is not reproduced. "Seeds needed" is how many seeds per arm the observed seed variance needs for the seed interval to exclude 0 (stats/seeds-needed.ts).`;
+  const seedVariance = perSeedBackbone
+    ? 'training and pretraining variance: each seed fine-tunes its own MLM backbone, pretrained with that seed'
+    : 'training variance';
+  return `Each verdict is computed (stats/verdict.ts) from two ${level} t intervals of the difference (x100): over topics (the seed-averaged per-topic difference; topic variance) and over seeds (Welch, the per-seed means; ${seedVariance}). Sign check: reproduced when both lie on the claimed side of 0, not reproduced when both lie on the other side, inconclusive otherwise or with fewer than ${rule.minSeeds} seeds per arm. Where the paper states a size ("a little"), a magnitude check follows (stats/magnitude.ts): the relative change must lie within the stated band of the paper's own relative change; a sign that holds with a size past the band is not reproduced. "Seeds needed" is how many seeds per arm the observed seed variance needs for the seed interval to exclude 0 (stats/seeds-needed.ts).`;
 }
 
 const LEVEL = levelText(VERDICT_RULE.level);
@@ -154,7 +161,7 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
       '',
     );
   L.push('## Findings', '');
-  L.push(verdictRuleText(), '');
+  L.push(verdictRuleText(VERDICT_RULE, d.config.profile === 'mini' && d.config.pretrain.perSeed), '');
   for (const f of d.findings) {
     L.push(`- **${f.verdict.toUpperCase()}** — ${f.finding.statement}.`);
     for (const c of f.claims) {

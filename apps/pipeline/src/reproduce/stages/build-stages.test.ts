@@ -12,8 +12,13 @@ function configWith(extra: object) {
 }
 
 describe('mini stage graph: pretrain.perSeed (issue 26, across machines)', () => {
-  it('shared by default: one pretrain stage per backbone, perSeed outside its slice', () => {
-    const stages = buildMiniStages(configWith({ seeds: [13, 42] }));
+  it('per seed is the mini default (and so the quick one)', () => {
+    expect(resolveReproduceConfig({ profile: 'mini' }).pretrain.perSeed).toBe(true);
+    expect(resolveReproduceConfig({ profile: 'mini', quick: true }).pretrain.perSeed).toBe(true);
+  });
+
+  it('shared (perSeed false): one pretrain stage per backbone, perSeed outside its slice', () => {
+    const stages = buildMiniStages(configWith({ seeds: [13, 42], pretrain: { perSeed: false } }));
     const pre = stages.filter((s) => s.group === 'pretrain');
     expect(pre.map((s) => s.id)).toEqual(['pretrain/mini-bert']);
     expect(JSON.stringify(pre[0]!.config)).not.toContain('perSeed');
@@ -25,8 +30,8 @@ describe('mini stage graph: pretrain.perSeed (issue 26, across machines)', () =>
   });
 
   it('per seed: each fine-tuning seed starts from its own MLM seed, and each is a baseline', () => {
-    const shared = buildMiniStages(configWith({ seeds: [13, 42] }));
-    const stages = buildMiniStages(configWith({ seeds: [13, 42], pretrain: { perSeed: true } }));
+    const shared = buildMiniStages(configWith({ seeds: [13, 42], pretrain: { perSeed: false } }));
+    const stages = buildMiniStages(configWith({ seeds: [13, 42] }));
     const pre = stages.filter((s) => s.group === 'pretrain');
     expect(pre.map((s) => s.id)).toEqual(['pretrain/mini-bert/seed-13', 'pretrain/mini-bert/seed-42']);
     const mlmSeed = (s: (typeof pre)[number]) => (s.config as { mlm: { seed: number } }).mlm.seed;
