@@ -20,9 +20,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { HfTokenizer } = await import(join(root, 'packages/train/dist/index.js'));
-// the same function the mixes stage writes into mixes.json, for runs made before it did
-const { mixComposition } = await import(join(root, 'packages/synth/dist/mix-composition.js'));
 
 const args = process.argv.slice(2);
 const run = args.find((a) => !a.startsWith('--'));
@@ -30,10 +27,27 @@ const flag = (name, dflt) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : dflt;
 };
-if (!run || !existsSync(join(run, 'stages'))) {
+if (!run) {
   process.stderr.write('usage: node scripts/diagnose-run.mjs RUN_DIR [--backbone mini-bert] [--json]\n');
   process.exit(2);
 }
+if (!existsSync(join(run, 'stages'))) {
+  process.stderr.write(
+    `diagnose-run: ${run} is not a run folder (no stages/ in it; \`pnpm reproduce --out DIR\` makes one)\n`,
+  );
+  process.exit(1);
+}
+const distOf = async (path) => {
+  try {
+    return await import(join(root, path));
+  } catch {
+    process.stderr.write(`diagnose-run: ${path} is missing: run \`pnpm build\` first\n`);
+    process.exit(1);
+  }
+};
+const { HfTokenizer } = await distOf('packages/train/dist/index.js');
+// the same function the mixes stage writes into mixes.json, for runs made before it did
+const { mixComposition } = await distOf('packages/synth/dist/mix-composition.js');
 const backbone = flag('--backbone', 'mini-bert');
 const stages = join(run, 'stages');
 const json = (p) => JSON.parse(readFileSync(p, 'utf8'));
@@ -56,7 +70,12 @@ const composition = Object.fromEntries(
 );
 
 // --- 2. truncation --------------------------------------------------------------------------
-const pretrainDir = join(stages, 'pretrain', backbone);
+// one pretrain stage per backbone, or with pretrain.perSeed one per seed (the first has the tokenizer
+// every seed's backbone shares: the vocabulary is built before the MLM seed is used)
+const pretrainRoot = join(stages, 'pretrain', backbone);
+const pretrainDir = existsSync(join(pretrainRoot, 'stage.json'))
+  ? pretrainRoot
+  : join(pretrainRoot, readdirSync(pretrainRoot).filter((d) => d.startsWith('seed-')).sort()[0]);
 const tok = HfTokenizer.fromFile(
   join(pretrainDir, json(join(pretrainDir, 'stage.json')).summary?.exportDir ?? 'export', 'tokenizer.json'),
 );

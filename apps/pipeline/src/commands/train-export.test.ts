@@ -337,12 +337,12 @@ describe('dv train export --engine sentence-transformers, trained for real under
     ]);
     expect(ev.code, ev.stderr).toBe(0);
     expect(JSON.parse(ev.stdout).datasets.lemmas).toHaveProperty('ndcg_cut_10');
-  }, 480_000);
+  }, 600_000);
 
   it('a global batch of 12 (6 rows a device; units span the two slices) also matches one process', async (ctx) => {
     const out = join(dir, 'st-12');
     await exportReal(out, 12, 8);
     if (!existsSync(join(venv, 'torchrun'))) return ctx.skip();
     await compareOneAndTwoProcesses(out);
-  }, 300_000);
+  }, 600_000);
 });

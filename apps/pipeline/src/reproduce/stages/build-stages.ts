@@ -18,36 +18,15 @@ import { trainStage } from './train-stage.js';
 import { worldStage } from './world-stage.js';
 
 /**
- * Every model a run evaluates: BM25 and each untrained backbone (when `eval.baselines`), then
- * each trained backbone x mix x seed. `untrained` says where a profile's untrained backbone
- * comes from (mini: the pretrain stage; paper: the Hub backbone stage).
+ * Every model a run evaluates: BM25 and each backbone's untrained models (when
+ * `eval.baselines`; `untrained(backbone)` says where a profile's come from), then each trained
+ * backbone x mix x seed.
  */
-export function modelRefs(
-  config: RunConfig,
-  untrained: { stage: (backbone: string) => string; exportDir: string } | null = null,
-): ModelRef[] {
+export function modelRefs(config: RunConfig, untrained: (backbone: string) => ModelRef[]): ModelRef[] {
   const models: ModelRef[] = [];
   if (config.eval.baselines) {
     models.push({ id: 'bm25', kind: 'bm25' });
-    for (const backbone of config.backbones)
-      if (untrained)
-        models.push({
-          id: `${backbone}/untrained`,
-          kind: 'untrained',
-          backbone,
-          stage: untrained.stage(backbone),
-          exportDir: untrained.exportDir,
-        });
-      // mini: each pretrain stage's backbone, one per seed with pretrain.perSeed
-      else
-        for (const seed of config.pretrain.perSeed ? config.seeds : [undefined])
-          models.push({
-            id: seed === undefined ? `${backbone}/untrained` : `${backbone}/untrained/seed-${seed}`,
-            kind: 'untrained',
-            backbone,
-            stage: pretrainStageId(config, backbone, seed ?? config.pretrain.seed),
-            exportDir: EXPORT_DIR,
-          });
+    for (const backbone of config.backbones) models.push(...untrained(backbone));
   }
   for (const backbone of config.backbones)
     for (const mix of mixesOf(config))
@@ -64,6 +43,21 @@ export function modelRefs(
   return models;
 }
 
+/**
+ * The mini profile's untrained models of a backbone: its pretrain stage's export, one per seed
+ * with `pretrain.perSeed` (`<backbone>/untrained/seed-<s>`), else one (`<backbone>/untrained`).
+ */
+function miniUntrainedRefs(config: RunConfig, backbone: string): ModelRef[] {
+  const seeds: (number | undefined)[] = config.pretrain.perSeed ? config.seeds : [undefined];
+  return seeds.map((seed) => ({
+    id: seed === undefined ? `${backbone}/untrained` : `${backbone}/untrained/seed-${seed}`,
+    kind: 'untrained',
+    backbone,
+    stage: pretrainStageId(config, backbone, seed ?? config.pretrain.seed),
+    exportDir: EXPORT_DIR,
+  }));
+}
+
 export function buildMiniStages(config: RunConfig): StageSpec[] {
   const stages: StageSpec[] = [worldStage(config), synthStage(config), mixesStage(config)];
   for (const backbone of config.backbones as MiniBackbone[])
@@ -74,7 +68,7 @@ export function buildMiniStages(config: RunConfig): StageSpec[] {
     for (const mix of mixesOf(config))
       for (const seed of config.seeds)
         stages.push(trainStage(config, backbone, mix, seed, pretrainStageId(config, backbone, seed)));
-  const models = modelRefs(config);
+  const models = modelRefs(config, (backbone) => miniUntrainedRefs(config, backbone));
   // the word-matching baseline beside BM25 (issue 26): what the mini benchmark gives for free
   if (config.eval.baselines) models.splice(1, 0, { id: 'lexical-rule', kind: 'lexical' });
   for (const m of models) stages.push(evalStage(config, m));

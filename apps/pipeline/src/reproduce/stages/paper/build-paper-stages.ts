@@ -26,7 +26,15 @@ import { SEEDS_STAGE, seedsStage } from './seeds-stage.js';
 
 /** The paper profile's models: untrained backbones come from the Hub backbone stages. */
 export function paperModelRefs(config: RunConfig): ModelRef[] {
-  return modelRefs(config, { stage: backboneStageId, exportDir: BACKBONE_EXPORT });
+  return modelRefs(config, (backbone) => [
+    {
+      id: `${backbone}/untrained`,
+      kind: 'untrained',
+      backbone,
+      stage: backboneStageId(backbone),
+      exportDir: BACKBONE_EXPORT,
+    },
+  ]);
 }
 
 export interface PaperStages {
