@@ -22,6 +22,11 @@ export const commandIndex: readonly LazyCommand[] = [
     load: async () => (await import('./commands/reproduce.js')).reproduceCommand,
   },
   {
+    name: 'verdicts',
+    summary: 'which findings hold across reproduce runs (their results.json, side by side)',
+    load: async () => (await import('./commands/verdicts.js')).verdictsCommand,
+  },
+  {
     name: 'data',
     summary: 'build the mini world and load real datasets',
     load: async () => (await import('./command-tree/data.js')).dataCommand,

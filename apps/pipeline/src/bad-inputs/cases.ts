@@ -305,6 +305,44 @@ export const CASES: BadInputCase[] = [
     expect: usage(/unknown command 'eval score'/),
   },
 
+  // ---- verdicts
+  {
+    id: 'verdicts-one-run',
+    group: 'verdicts',
+    title: 'one run: nothing to compare',
+    argv: (f) => ['verdicts', f.dir],
+    expect: usage(/give at least two run folders/),
+  },
+  {
+    id: 'verdicts-not-a-run',
+    group: 'verdicts',
+    title: 'a folder that is no finished reproduce run',
+    argv: (f) => ['verdicts', f.dir, f.dir],
+    expect: fails(
+      /stages\/report\/results\.json: no stages\/report\/results\.json: not a finished reproduce run/,
+    ),
+  },
+  {
+    id: 'verdicts-bad-json',
+    group: 'verdicts',
+    title: 'a results.json that is not JSON',
+    argv: (f) => {
+      const r = f.file('results.json', '{"profile": "mini",\n');
+      return ['verdicts', r, r];
+    },
+    expect: fails(/results\.json: not valid JSON/, (f) => [join(f.dir, 'in', 'results.json')]),
+  },
+  {
+    id: 'verdicts-other-json',
+    group: 'verdicts',
+    title: 'a JSON file that is not a results.json',
+    argv: (f) => {
+      const r = f.file('results.json', '{"profile": "mini", "variant": "full"}\n');
+      return ['verdicts', r, r];
+    },
+    expect: fails(/results\.json: not a reproduce results\.json: findings: /),
+  },
+
   // ---- validate
   validate(
     'validate-bad-json',

@@ -7,6 +7,7 @@ import type { Command } from '../cli-kit.js';
 import { doctorCommand } from '../commands/doctor.js';
 import { reproduceCommand } from '../commands/reproduce.js';
 import { validateCommand } from '../commands/validate.js';
+import { verdictsCommand } from '../commands/verdicts.js';
 import { dataCommand } from './data.js';
 import { evalCommand } from './eval.js';
 import { synthCommand } from './synth.js';
@@ -20,6 +21,7 @@ Synthesize complementary instructions, train bi-encoders on both views, evaluate
 sensitivity (FollowIR p-MRR and friends), or reproduce the paper with 'dv reproduce'.`,
   subcommands: [
     reproduceCommand,
+    verdictsCommand,
     dataCommand,
     synthCommand,
     trainCommand,

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dv } from '../commands/test-utils/dv-process.js';
 import { checkPage, findChromium } from './internal/headless-chromium.js';
 import { readStageRecord, stageDir } from './run-dag.js';
 
@@ -116,6 +117,19 @@ describe('pnpm reproduce --quick', () => {
         'mini-followir/p-MRR'
       ],
     ).toBeTypeOf('number');
+  });
+
+  it('dv verdicts reads the run back: the same run twice agrees with itself, finding by finding', async () => {
+    const v = await dv(['verdicts', out, join(stageDir(out, 'report'), 'results.json'), '--json']);
+    expect(v.code, v.stderr).toBe(0);
+    const stdout = v.stdout;
+    const results = JSON.parse(readFileSync(join(stageDir(out, 'report'), 'results.json'), 'utf8'));
+    const across = JSON.parse(stdout).findings as { id: string; across: string; runs: string[] }[];
+    expect(across.map((f) => f.id)).toEqual(results.findings.map((f: { id: string }) => f.id));
+    for (const [i, f] of across.entries()) {
+      expect(f.runs).toEqual([results.findings[i].verdict, results.findings[i].verdict]);
+      expect(f.across).toBe(`${results.findings[i].verdict} in all`);
+    }
   });
 
   const chromium = findChromium();

@@ -284,3 +284,21 @@ export function evaluateFindings(
     return { finding, claims, verdict: combineVerdicts(claims.map((c) => c.verdict)) };
   });
 }
+
+/** The findings as results.json holds them (report-stage.ts; read back by across-runs.ts). */
+export function findingsJson(findings: readonly FindingResult[]) {
+  return findings.map((f) => ({
+    id: f.finding.id,
+    statement: f.finding.statement,
+    verdict: f.verdict,
+    claims: f.claims.map((c) => ({
+      ...c.claim,
+      backboneName: c.backbone,
+      verdict: c.verdict,
+      reason: c.reason,
+      sign: c.sign,
+      magnitude: c.magnitude,
+      comparison: c.comparison,
+    })),
+  }));
+}

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { type RunConfig, writeFileAtomic, writeJsonAtomic } from '@dv/core';
 import { columnValue } from '../report/aggregate.js';
 import { buildReport } from '../report/build-report.js';
+import { findingsJson } from '../report/findings.js';
 import { perLeverSpec, pMrrVsScoreSpec, renderSvg, trainingCurvesSpec } from '../report/plots.js';
 import { renderHtml } from '../report/render-html.js';
 import { renderMarkdown } from '../report/render-markdown.js';
@@ -90,20 +91,7 @@ export function reportStage(
         standIns: data.standIns,
         stageSeconds: data.stageSeconds,
         stages: data.stages,
-        findings: data.findings.map((f) => ({
-          id: f.finding.id,
-          statement: f.finding.statement,
-          verdict: f.verdict,
-          claims: f.claims.map((c) => ({
-            ...c.claim,
-            backboneName: c.backbone,
-            verdict: c.verdict,
-            reason: c.reason,
-            sign: c.sign,
-            magnitude: c.magnitude,
-            comparison: c.comparison,
-          })),
-        })),
+        findings: findingsJson(data.findings),
         columns: data.columns.map(({ key, benchmark, measure, split, label, scale }) => ({
           key,
           benchmark,
