@@ -45,8 +45,9 @@ digests and the code digests of the packages that compute it: changed code rerun
 skips every stage whose key still matches; an interrupted run (Ctrl-C, kill -9) resumes where it
 stopped. --explain runs nothing: it says per stage whether it is up to date, stale (and which
 part of its key changed) or missing, and what a run would do. Writes <out>/stages/report/report.md, report.html (self-contained) and
-results.json, and <out>/run.json (status and wall time per stage).
-Profiles: mini (default: no network, no GPU; <= 20 min on 2 cores; --quick: small sizes, 1 seed,
+results.json, and <out>/run.json (status and wall time per stage). 'dv verdicts RUN RUN...'
+compares the verdicts of several runs.
+Profiles: mini (default: no network, no GPU; <= 25 min on 2 cores; --quick: small sizes, 1 seed,
 <= 3 min) and paper (checks its prerequisites - endpoint, datasets, models, GPU or scale-out - and
 lists everything missing; then Promptriever seeds -> endpoint synthesis -> mixes -> Hub backbones
 -> training, or the scale-out engine export and a stop (exit 3) -> FollowIR / InfoSearch / MAIR
