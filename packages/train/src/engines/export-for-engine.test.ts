@@ -469,7 +469,9 @@ describe('FlagEmbedding and Tevatron launch lines, parsed by transformers (refer
         else expect(old.json.warmup_steps_of_1000).toBe(0);
       }
     },
-    pythonTimeout,
+    // six launches, each importing torch and transformers (one timed out a 180 s budget while
+    // turbo ran the other packages' tests on the same 2 cores)
+    3 * pythonTimeout,
   );
 
   it('transformers 4 gets --warmup_ratio (the version launch.sh finds next to torchrun)', async (ctx) => {
