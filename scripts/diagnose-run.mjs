@@ -75,7 +75,12 @@ const composition = Object.fromEntries(
 const pretrainRoot = join(stages, 'pretrain', backbone);
 const pretrainDir = existsSync(join(pretrainRoot, 'stage.json'))
   ? pretrainRoot
-  : join(pretrainRoot, readdirSync(pretrainRoot).filter((d) => d.startsWith('seed-')).sort()[0]);
+  : join(
+      pretrainRoot,
+      readdirSync(pretrainRoot)
+        .filter((d) => d.startsWith('seed-'))
+        .sort()[0],
+    );
 const tok = HfTokenizer.fromFile(
   join(pretrainDir, json(join(pretrainDir, 'stage.json')).summary?.exportDir ?? 'export', 'tokenizer.json'),
 );
