@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mergeConfig, RunConfig, runOverlayInput, runOverlays, unknownConfigKeys } from '@dv/core';
 import { describe, expect, it } from 'vitest';
-import { configDifferences, resolveReproduceConfig } from './reproduce-config.js';
+import { configDifferences, reproduceCommandOf, resolveReproduceConfig } from './reproduce-config.js';
 
 const REPRODUCE_PROFILES = { mini: RunConfig.parse(runOverlayInput('mini')) };
 
@@ -69,6 +69,39 @@ describe('reproduce config', () => {
       a: { b: 1, c: [3] },
       d: 2,
     });
+  });
+});
+
+describe("the report's command line (reproduceCommandOf)", () => {
+  // a run with --world-seed 7 was reported as plain `pnpm reproduce`: a reader rerunning it got
+  // another world
+  it('names every flag that made the config, and resolving those flags gives the config back', () => {
+    const cases: [Parameters<typeof resolveReproduceConfig>[0], string][] = [
+      [{ profile: 'mini' }, 'pnpm reproduce'],
+      [{ profile: 'mini', quick: true }, 'pnpm reproduce --quick'],
+      [{ profile: 'mini', worldSeed: 7 }, 'pnpm reproduce --world-seed 7'],
+      [{ profile: 'mini', seeds: [7, 99, 2024] }, 'pnpm reproduce --seeds 7,99,2024'],
+      [
+        { profile: 'mini', seeds: 5, backbones: 'all' },
+        'pnpm reproduce --seeds 13,42,1234,31676,39595 --backbones all',
+      ],
+      [{ profile: 'mini', quick: true, worldSeed: 3 }, 'pnpm reproduce --quick --world-seed 3'],
+      [{ profile: 'paper' }, 'pnpm reproduce --profile paper'],
+    ];
+    for (const [o, want] of cases) {
+      const config = resolveReproduceConfig(o);
+      expect(reproduceCommandOf(config), JSON.stringify(o)).toBe(want);
+    }
+  });
+
+  it('what no flag sets is named as a config file change', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dv-command-of-'));
+    const file = join(dir, 'c.json');
+    writeFileSync(file, JSON.stringify({ pretrain: { perSeed: false, steps: 2000 } }));
+    const config = resolveReproduceConfig({ profile: 'mini', worldSeed: 7, configFile: file });
+    expect(reproduceCommandOf(config)).toBe(
+      'pnpm reproduce --world-seed 7 --config FILE (setting pretrain.perSeed, pretrain.steps)',
+    );
   });
 });
 

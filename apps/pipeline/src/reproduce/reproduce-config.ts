@@ -1,6 +1,6 @@
 /**
  * The run config of `pnpm reproduce`: @dv/core's `RunConfig`, the one config tree, resolved
- * from a profile's overlay (`runOverlays` in @dv/core presets.ts: `mini`, the default, <= 20 min
+ * from a profile's overlay (`runOverlays` in @dv/core presets.ts: `mini`, the default, <= 25 min
  * on 2 cores; `quick`, <= 3 min, 1 seed; `paper`), then a `--config FILE` (JSON) merged over it
  * with @dv/core's `mergeConfig` (objects merge, arrays and scalars replace), then the flags.
  * A key the schema does not read is an error naming it, the file:line and the closest known key
@@ -94,4 +94,37 @@ export function resolveReproduceConfig(o: ResolveConfigOptions): RunConfig {
   if (!parsed.success)
     throw new DataError(`invalid reproduce config: ${describeZodIssues(parsed.error.issues)}`, o.configFile);
   return parsed.data;
+}
+
+/**
+ * The `pnpm reproduce` command line that makes `config` (the report's "Command:" line): the
+ * profile's flags, `--world-seed S` and `--seeds A,B,C` where they differ from the profile's,
+ * `--backbones all`, and `--config FILE` naming the paths a config file must change for the
+ * rest. Resolving the flags it prints gives `config` back (resolveReproduceConfig).
+ */
+export function reproduceCommandOf(config: RunConfig): string {
+  const profile = config.profile;
+  const quick = config.variant === 'quick';
+  const base = resolveReproduceConfig({ profile, quick });
+  const o: ResolveConfigOptions = { profile, quick };
+  const flags = [
+    'pnpm reproduce',
+    ...(profile === 'paper' ? ['--profile paper'] : []),
+    ...(quick ? ['--quick'] : []),
+  ];
+  if (profile === 'mini' && config.world.seed !== base.world.seed) {
+    o.worldSeed = config.world.seed;
+    flags.push(`--world-seed ${config.world.seed}`);
+  }
+  if (JSON.stringify(config.seeds) !== JSON.stringify(base.seeds)) {
+    o.seeds = config.seeds;
+    flags.push(`--seeds ${config.seeds.join(',')}`);
+  }
+  if (profile === 'mini' && JSON.stringify(config.backbones) === JSON.stringify(MINI_BACKBONES)) {
+    o.backbones = 'all';
+    if (JSON.stringify(base.backbones) !== JSON.stringify(MINI_BACKBONES)) flags.push('--backbones all');
+  }
+  const rest = configDifferences(resolveReproduceConfig(o), config);
+  if (rest.length > 0) flags.push(`--config FILE (setting ${rest.join(', ')})`);
+  return flags.join(' ');
 }

@@ -11,6 +11,7 @@ import { findingsJson } from '../report/findings.js';
 import { perLeverSpec, pMrrVsScoreSpec, renderSvg, trainingCurvesSpec } from '../report/plots.js';
 import { renderHtml } from '../report/render-html.js';
 import { renderMarkdown } from '../report/render-markdown.js';
+import { reproduceCommandOf } from '../reproduce-config.js';
 import { stageDir } from '../run-dag.js';
 import type { StageSpec } from '../stage.js';
 import { stageFileCode } from '../stage-code.js';
@@ -43,11 +44,7 @@ export function reportStage(
         records,
         stageDirOf: (id) => stageDir(ctx.runDir, id),
       });
-      const command =
-        config.profile === 'paper'
-          ? `pnpm reproduce --profile paper${config.variant === 'paper' ? '' : ' --config FILE'}`
-          : `pnpm reproduce${config.variant === 'quick' ? ' --quick' : ''}${config.backbones.length > 1 ? ' --backbones all' : ''}`;
-      const md = renderMarkdown(data, { command });
+      const md = renderMarkdown(data, { command: reproduceCommandOf(config) });
       const plots = [
         {
           title: 'p-MRR vs Score',
