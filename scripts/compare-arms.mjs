@@ -4,7 +4,8 @@
  * measurements of issue 26: a longer MLM pretraining, more hard negatives), computed as the
  * report computes its comparisons (apps/pipeline stats/t-interval.ts): per topic, each arm's
  * FollowIR-form value averaged over its seeds, then a t interval of the difference over topics;
- * over seeds, the Welch interval of the per-seed means. Both metrics: p-MRR and Score (nDCG@5
+ * over seeds, paired by seed (the same seed-* folders in both arms: the t interval of the
+ * per-seed differences), else the Welch interval of the per-seed means. Both metrics: p-MRR and Score (nDCG@5
  * under the original instruction), x100.
  *
  * Usage: node scripts/compare-arms.mjs RUN_A:MIX_A RUN_B:MIX_B [--backbone mini-bert] [--json]
@@ -12,7 +13,7 @@
  * pretrained backbone before fine-tuning. Needs `pnpm build`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,14 +48,14 @@ function loadArm(spec) {
             .filter((s) => s.startsWith('seed-'))
             .map((s) => join(dir, s))
         : [];
-  const results = seedDirs
-    .filter((d) => existsSync(file(d)))
-    .map((d) => JSON.parse(readFileSync(file(d), 'utf8')));
+  const done = seedDirs.filter((d) => existsSync(file(d)));
+  const results = done.map((d) => JSON.parse(readFileSync(file(d), 'utf8')));
+  const seedNames = done.map((d) => basename(d));
   if (!results.length) {
     process.stderr.write(`${spec}: no evaluated seeds under ${dir}\n`);
     process.exit(1);
   }
-  return { spec, seeds: results.length, results };
+  return { spec, seeds: results.length, results, seedNames };
 }
 
 function summarise(arm, key) {
@@ -62,15 +63,20 @@ function summarise(arm, key) {
     const v = Object.values(r.perQuery).map((q) => q[key]);
     return (100 * v.reduce((a, b) => a + b, 0)) / v.length;
   });
+  const bySeed = Object.fromEntries(arm.seedNames.map((s, i) => [s, perSeed[i]]));
   const perTopic = {};
   for (const r of arm.results)
     for (const [topic, q] of Object.entries(r.perQuery))
       perTopic[topic] = (perTopic[topic] ?? 0) + (100 * q[key]) / arm.results.length;
-  return { perSeed, perTopic };
+  return { perSeed, bySeed, perTopic };
 }
 
 const [a, b] = arms.map(loadArm);
-const out = { backbone, a: a.spec, b: b.spec, seeds: [a.seeds, b.seeds], metrics: {} };
+const paired =
+  a.seedNames.length === b.seedNames.length &&
+  a.seedNames.every((s) => b.seedNames.includes(s)) &&
+  !a.spec.endsWith(':untrained');
+const out = { backbone, a: a.spec, b: b.spec, seeds: [a.seeds, b.seeds], seedPairing: paired ? 'paired' : 'welch', metrics: {} };
 for (const [name, key] of Object.entries(METRICS)) {
   const sa = summarise(a, key);
   const sb = summarise(b, key);
@@ -78,7 +84,9 @@ for (const [name, key] of Object.entries(METRICS)) {
     a: meanCi(sa.perSeed),
     b: meanCi(sb.perSeed),
     perTopic: pairedDiffCi(sa.perTopic, sb.perTopic),
-    overSeeds: welchDiffCi(sa.perSeed, sb.perSeed),
+    // as the report: paired by seed when both arms ran the same seeds, else Welch
+    overSeeds: paired ? pairedDiffCi(sa.bySeed, sb.bySeed) : welchDiffCi(sa.perSeed, sb.perSeed),
+    overSeedsUnpaired: welchDiffCi(sa.perSeed, sb.perSeed),
   };
 }
 if (args.includes('--json')) process.stdout.write(`${JSON.stringify(out, null, 1)}\n`);
@@ -89,7 +97,7 @@ else {
     `${a.spec} (${a.seeds} seeds) - ${b.spec} (${b.seeds} seeds), ${backbone}, FollowIR-form x100\n`,
   );
   process.stdout.write(
-    '| metric | A | B | A - B | 95% CI over topics | 95% CI over seeds |\n|---|---|---|---|---|---|\n',
+    `| metric | A | B | A - B | 95% CI over topics | 95% CI over seeds (${out.seedPairing}) |\n|---|---|---|---|---|---|\n`,
   );
   for (const [name, m] of Object.entries(out.metrics))
     process.stdout.write(

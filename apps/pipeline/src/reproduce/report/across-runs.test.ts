@@ -29,6 +29,8 @@ function run(table: Record<string, [number, number]>): RunFindings {
       measure: m.measure,
       perTopic: iv(t[0], t[1]),
       overSeeds: iv(t[0], t[1], 3),
+      seedPairing: 'paired',
+      overSeedsUnpaired: iv(t[0], t[1], 3),
       seeds: 3,
       referenceMean: 0.5,
       seedSd: Number.NaN,

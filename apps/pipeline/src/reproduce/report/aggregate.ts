@@ -5,7 +5,11 @@
  * level (stats/verdict.ts). A model's value in a column is the plain mean over the benchmark's
  * sets. Paired differences between mixes on a (benchmark, measure): per topic, each mix's
  * seed-averaged value, then a t interval over topics of the difference (the verdicts' evidence),
- * plus the Welch interval over seeds of the difference in means. Values x scale (100).
+ * plus an interval over seeds: when both arms ran the same seeds (as every mini and paper run
+ * does: each seed fixes the fine-tuning seed and, with `pretrain.perSeed`, the MLM backbone,
+ * for every arm), the t interval of the per-seed differences a_s - b_s (paired by seed: a
+ * seed's backbone moves both arms, and pairing takes that out); otherwise the Welch interval of
+ * the difference in means (independent arms). Values x scale (100).
  */
 import type { MixName } from '../stages/mixes-stage.js';
 import { ALL_MIXES } from '../stages/mixes-stage.js';
@@ -38,12 +42,19 @@ export interface Comparison {
   measure: string;
   /** t over topics of the seed-averaged per-topic difference a - b. */
   perTopic: Interval;
-  /** Welch over seeds of mean(a) - mean(b). */
+  /**
+   * Over seeds: paired by seed (t over the per-seed differences, n - 1 df) when both arms ran
+   * the same seeds, else Welch over the per-seed values of each arm.
+   */
   overSeeds: Interval;
+  /** How `overSeeds` was taken. */
+  seedPairing: 'paired' | 'welch';
+  /** The Welch interval over seeds, beside the paired one (what the report used before issue 26's pairing). */
+  overSeedsUnpaired: Interval;
   seeds: number;
   /** Mean of arm b over seeds (the reference a relative change is taken against). */
   referenceMean: number;
-  /** Pooled per-seed sd of the two arms (NaN under 2 seeds each). */
+  /** The sd the seeds-needed figure uses: of the per-seed differences (paired), else the arms' pooled per-seed sd (NaN under 2 seeds each). */
   seedSd: number;
   /** Seeds per arm the observed seed variance needs for the seed interval to exclude 0 (null: > 200 or ~0). */
   seedsNeeded: number | null;
@@ -150,14 +161,24 @@ export function compare(
   const rb = trained(results, backbone, b);
   if (ra.length === 0 || rb.length === 0) return null;
   const valueFor = (r: ModelResults) => (topics ? meanOverTopics(r, m, topics) : columnValue(r, m));
-  const va = ra
-    .map(valueFor)
-    .filter((v): v is number => v !== undefined)
-    .map((v) => scale * v);
-  const vb = rb
-    .map(valueFor)
-    .filter((v): v is number => v !== undefined)
-    .map((v) => scale * v);
+  // each arm's value per seed, x scale
+  const bySeed = (rs: readonly ModelResults[]) => {
+    const out: Record<string, number> = {};
+    for (const r of rs) {
+      const v = valueFor(r);
+      if (v !== undefined && r.model.kind === 'trained') out[String(r.model.seed)] = scale * v;
+    }
+    return out;
+  };
+  const sa = bySeed(ra);
+  const sb = bySeed(rb);
+  const va = Object.values(sa);
+  const vb = Object.values(sb);
+  const sameSeeds =
+    va.length === vb.length && Object.keys(sa).every((seed) => seed in sb) && va.length > 0;
+  const welch = welchDiffCi(va, vb, level);
+  const overSeeds = sameSeeds ? pairedDiffCi(sa, sb, level) : welch;
+  const seedSd = sameSeeds ? overSeeds.sd : pooledSd(va, vb);
   return {
     backbone,
     a,
@@ -169,10 +190,13 @@ export function compare(
       only(seedAveragedPerTopic(rb, m, scale), topics),
       level,
     ),
-    overSeeds: welchDiffCi(va, vb, level),
+    overSeeds,
+    seedPairing: sameSeeds ? 'paired' : 'welch',
+    overSeedsUnpaired: welch,
     seeds: Math.min(va.length, vb.length),
     referenceMean: vb.length ? vb.reduce((x, y) => x + y, 0) / vb.length : Number.NaN,
-    seedSd: pooledSd(va, vb),
-    seedsNeeded: seedsNeeded(welchDiffCi(va, vb, level).mean, pooledSd(va, vb), { level }),
+    seedSd,
+    seedsNeeded: seedsNeeded(overSeeds.mean, seedSd, { level, paired: sameSeeds }),
   };
 }
+

@@ -24,6 +24,8 @@ function lookup(
       measure: m.measure,
       perTopic: iv(t[0], t[1]),
       overSeeds,
+      seedPairing: 'paired',
+      overSeedsUnpaired: overSeeds,
       seeds,
       referenceMean,
       seedSd: 1,

@@ -103,9 +103,9 @@ function meansNote(d: ReportData): string {
 export function verdictRuleText(rule: VerdictRule = VERDICT_RULE, perSeedBackbone = false): string {
   const level = levelText(rule.level);
   const seedVariance = perSeedBackbone
-    ? 'training and pretraining variance: each seed fine-tunes its own MLM backbone, pretrained with that seed'
-    : 'training variance';
-  return `Each verdict is computed (stats/verdict.ts) from two ${level} t intervals of the difference (x100): over topics (the seed-averaged per-topic difference; topic variance) and over seeds (Welch, the per-seed means; ${seedVariance}). Sign check: reproduced when both lie on the claimed side of 0, not reproduced when both lie on the other side, inconclusive otherwise or with fewer than ${rule.minSeeds} seeds per arm. Where the paper states a size ("a little"), a magnitude check follows (stats/magnitude.ts): the relative change must lie within the stated band of the paper's own relative change; a sign that holds with a size past the band is not reproduced. "Seeds needed" is how many seeds per arm the observed seed variance needs for the seed interval to exclude 0 (stats/seeds-needed.ts).`;
+    ? "how the difference varies with the fine-tuning seed and the MLM backbone: each seed fine-tunes its own backbone, pretrained with that seed"
+    : 'how the difference varies with the fine-tuning seed';
+  return `Each verdict is computed (stats/verdict.ts) from two ${level} t intervals of the difference (x100): over topics (the seed-averaged per-topic difference; topic variance) and over seeds (paired by seed: the t interval of the per-seed differences, n - 1 df, since the arms of one seed share its ${perSeedBackbone ? 'MLM backbone and ' : ''}fine-tuning seed; Welch over the per-seed means where two arms ran different seeds; ${seedVariance}). Sign check: reproduced when both lie on the claimed side of 0, not reproduced when both lie on the other side, inconclusive otherwise or with fewer than ${rule.minSeeds} seeds per arm. Where the paper states a size ("a little"), a magnitude check follows (stats/magnitude.ts): the relative change must lie within the stated band of the paper's own relative change; a sign that holds with a size past the band is not reproduced. "Seeds needed" is how many seeds per arm the observed variance of the per-seed differences needs for the seed interval to exclude 0 (stats/seeds-needed.ts).`;
 }
 
 const LEVEL = levelText(VERDICT_RULE.level);
@@ -122,6 +122,7 @@ function comparisonTable(cs: readonly Comparison[], names: Record<string, string
       'topics',
       `${LEVEL} CI over seeds`,
       'seeds',
+      'over seeds, unpaired (Welch)',
     ],
     cs.map((c) => [
       c.backbone,
@@ -130,8 +131,9 @@ function comparisonTable(cs: readonly Comparison[], names: Record<string, string
       c.perTopic.mean.toFixed(2),
       fmtRange(c.perTopic),
       String(c.perTopic.n),
-      fmtRange(c.overSeeds),
+      `${fmtRange(c.overSeeds)}${c.seedPairing === 'paired' ? '' : ' (Welch)'}`,
       String(c.seeds),
+      fmtRange(c.overSeedsUnpaired),
     ]),
   );
 }
@@ -204,7 +206,7 @@ export function renderMarkdown(d: ReportData, extras: { command: string; wallSec
   }
   L.push('## Paired differences (x100)', '');
   L.push(
-    "Per topic: each mix's value averaged over its seeds, then the difference, with a t interval over topics. Over seeds: Welch t interval of the difference of the per-seed means. The verdicts use both.",
+    "Per topic: each mix's value averaged over its seeds, then the difference, with a t interval over topics. Over seeds: the t interval of the per-seed differences (arms paired by seed: each seed's fine-tuning seed, and with one MLM backbone per seed its backbone, is shared by every arm), the one the verdicts use beside the topics'; the unpaired Welch interval of the per-seed means is shown for reference (the report's seed interval before issue 26 asked for pairing).",
     '',
   );
   L.push(comparisonTable(d.comparisons, d.names), '');

@@ -1,9 +1,12 @@
 /**
  * How many seeds per arm the observed seed variance needs for the seed interval of a - b to
- * exclude 0 (issue 26: a rule's power is stated, not assumed). With the pooled per-seed standard
- * deviation s_p and the observed difference d, equal arms of n seeds give the half-width
- * t_{1-a/2, 2n-2} * s_p * sqrt(2 / n); the answer is the smallest n >= 2 with half-width < |d|
- * (the usual planning rule at the observed effect: power ~50% at that n), or null past `max`.
+ * exclude 0 (issue 26: a rule's power is stated, not assumed); the usual planning rule at the
+ * observed effect d (power ~50% at that n), the smallest n >= 2 whose half-width is below |d|,
+ * or null past `max`:
+ *
+ *   independent arms (pooled per-seed sd s_p):  t_{1-a/2, 2n-2} * s_p * sqrt(2 / n)
+ *   paired by seed (sd s_d of the per-seed differences, the arms sharing each seed's
+ *   backbone and fine-tuning seed):             t_{1-a/2, n-1} * s_d / sqrt(n)
  */
 import { tQuantile } from './t-interval.js';
 
@@ -24,14 +27,17 @@ export function pooledSd(a: readonly number[], b: readonly number[]): number {
 export function seedsNeeded(
   diff: number,
   sd: number,
-  options: { level?: number; max?: number } = {},
+  options: { level?: number; max?: number; paired?: boolean } = {},
 ): number | null {
   const level = options.level ?? 0.95;
   const max = options.max ?? 200;
   if (!Number.isFinite(diff) || !Number.isFinite(sd)) return null;
   if (sd === 0) return diff === 0 ? null : 2;
+  const q = 1 - (1 - level) / 2;
   for (let n = 2; n <= max; n++) {
-    const half = tQuantile(1 - (1 - level) / 2, 2 * n - 2) * sd * Math.sqrt(2 / n);
+    const half = options.paired
+      ? (tQuantile(q, n - 1) * sd) / Math.sqrt(n)
+      : tQuantile(q, 2 * n - 2) * sd * Math.sqrt(2 / n);
     if (half < Math.abs(diff)) return n;
   }
   return null;

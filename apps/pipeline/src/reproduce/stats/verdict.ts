@@ -3,7 +3,8 @@
  * written by hand). A claim says that a difference (e.g. Ins-DV minus Ins-orig p-MRR) is
  * positive (`up`) or negative (`down`); its evidence is one or more intervals of that
  * difference (the report passes two: t over topics of the seed-averaged per-topic difference,
- * which carries topic variance, and Welch t over seeds, which carries training variance):
+ * which carries topic variance, and t over seeds of the per-seed differences - paired by seed, the
+ * arms of one seed sharing its fine-tuning seed and backbone - which carries training variance):
  *
  *   reproduced      every interval lies entirely on the claimed side of 0
  *   not reproduced  every interval lies entirely on the other side of 0
