@@ -76,7 +76,14 @@ const paired =
   a.seedNames.length === b.seedNames.length &&
   a.seedNames.every((s) => b.seedNames.includes(s)) &&
   !a.spec.endsWith(':untrained');
-const out = { backbone, a: a.spec, b: b.spec, seeds: [a.seeds, b.seeds], seedPairing: paired ? 'paired' : 'welch', metrics: {} };
+const out = {
+  backbone,
+  a: a.spec,
+  b: b.spec,
+  seeds: [a.seeds, b.seeds],
+  seedPairing: paired ? 'paired' : 'welch',
+  metrics: {},
+};
 for (const [name, key] of Object.entries(METRICS)) {
   const sa = summarise(a, key);
   const sb = summarise(b, key);

@@ -174,8 +174,7 @@ export function compare(
   const sb = bySeed(rb);
   const va = Object.values(sa);
   const vb = Object.values(sb);
-  const sameSeeds =
-    va.length === vb.length && Object.keys(sa).every((seed) => seed in sb) && va.length > 0;
+  const sameSeeds = va.length === vb.length && Object.keys(sa).every((seed) => seed in sb) && va.length > 0;
   const welch = welchDiffCi(va, vb, level);
   const overSeeds = sameSeeds ? pairedDiffCi(sa, sb, level) : welch;
   const seedSd = sameSeeds ? overSeeds.sd : pooledSd(va, vb);
@@ -199,4 +198,3 @@ export function compare(
     seedsNeeded: seedsNeeded(overSeeds.mean, seedSd, { level, paired: sameSeeds }),
   };
 }
-

@@ -144,9 +144,10 @@ describe('buildReport against a given registry', () => {
     const other = verdictRuleText({ level: 0.9, minSeeds: 5, magnitudeFactor: 3 });
     expect(other).toMatch(/two 90% t intervals .* fewer than 5 seeds per arm/);
     expect(other).not.toMatch(/95%|than 3 seeds/);
-    expect(verdictRuleText()).toContain('per-seed means; training variance)');
+    expect(verdictRuleText()).toContain('paired by seed: the t interval of the per-seed differences');
+    expect(verdictRuleText()).toContain('varies with the fine-tuning seed)');
     expect(verdictRuleText(undefined, true)).toMatch(
-      /training and pretraining variance: each seed fine-tunes its own MLM backbone/,
+      /share its MLM backbone and fine-tuning seed.*varies with the fine-tuning seed and the MLM backbone: each seed fine-tunes its own backbone/,
     );
   });
 });

@@ -103,7 +103,7 @@ function meansNote(d: ReportData): string {
 export function verdictRuleText(rule: VerdictRule = VERDICT_RULE, perSeedBackbone = false): string {
   const level = levelText(rule.level);
   const seedVariance = perSeedBackbone
-    ? "how the difference varies with the fine-tuning seed and the MLM backbone: each seed fine-tunes its own backbone, pretrained with that seed"
+    ? 'how the difference varies with the fine-tuning seed and the MLM backbone: each seed fine-tunes its own backbone, pretrained with that seed'
     : 'how the difference varies with the fine-tuning seed';
   return `Each verdict is computed (stats/verdict.ts) from two ${level} t intervals of the difference (x100): over topics (the seed-averaged per-topic difference; topic variance) and over seeds (paired by seed: the t interval of the per-seed differences, n - 1 df, since the arms of one seed share its ${perSeedBackbone ? 'MLM backbone and ' : ''}fine-tuning seed; Welch over the per-seed means where two arms ran different seeds; ${seedVariance}). Sign check: reproduced when both lie on the claimed side of 0, not reproduced when both lie on the other side, inconclusive otherwise or with fewer than ${rule.minSeeds} seeds per arm. Where the paper states a size ("a little"), a magnitude check follows (stats/magnitude.ts): the relative change must lie within the stated band of the paper's own relative change; a sign that holds with a size past the band is not reproduced. "Seeds needed" is how many seeds per arm the observed variance of the per-seed differences needs for the seed interval to exclude 0 (stats/seeds-needed.ts).`;
 }
