@@ -124,11 +124,19 @@ describe('pnpm reproduce --quick', () => {
     expect(v.code, v.stderr).toBe(0);
     const stdout = v.stdout;
     const results = JSON.parse(readFileSync(join(stageDir(out, 'report'), 'results.json'), 'utf8'));
-    const across = JSON.parse(stdout).findings as { id: string; across: string; runs: string[] }[];
+    const across = JSON.parse(stdout).findings as {
+      id: string;
+      across: string;
+      runs: string[];
+      claims: { runs: { mean: number | null }[] }[];
+    }[];
     expect(across.map((f) => f.id)).toEqual(results.findings.map((f: { id: string }) => f.id));
     for (const [i, f] of across.entries()) {
       expect(f.runs).toEqual([results.findings[i].verdict, results.findings[i].verdict]);
       expect(f.across).toBe(`${results.findings[i].verdict} in all`);
+      // each claim's figure is the report's own mean difference over topics (x100), unscaled
+      for (const [k, c] of f.claims.entries())
+        expect(c.runs[0]!.mean).toBe(results.findings[i].claims[k].comparison?.perTopic.mean ?? null);
     }
   });
 

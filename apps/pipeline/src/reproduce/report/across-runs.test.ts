@@ -15,7 +15,7 @@ const iv = (lo: number, hi: number, n = 200) => ({ mean: (lo + hi) / 2, lo, hi, 
 /**
  * One run's results.json findings, made the way the report stage makes them: evaluateFindings
  * over comparisons, findingsJson, then a JSON round trip (NaN becomes null there, as on disk).
- * `table`: `a-b:measure` -> the interval over topics and seeds alike (fractions).
+ * `table`: `a-b:measure` -> the interval over topics and seeds alike (x100, as the report's).
  */
 function run(table: Record<string, [number, number]>): RunFindings {
   const comparisonOf = (backbone: string, a: MixName, b: MixName, m: MeasureRef): Comparison | null => {
@@ -32,7 +32,7 @@ function run(table: Record<string, [number, number]>): RunFindings {
       seedPairing: 'paired',
       overSeedsUnpaired: iv(t[0], t[1], 3),
       seeds: 3,
-      referenceMean: 0.5,
+      referenceMean: 50,
       seedSd: Number.NaN,
       seedsNeeded: null,
     };
@@ -54,14 +54,14 @@ describe('verdicts across runs', () => {
     const p = 'p-MRR';
     const s = 'score';
     const base = {
-      [`ins-dv-ins-orig:${p}`]: [0.01, 0.04],
-      [`all-dv-all-orig:${p}`]: [-0.02, 0.03],
-      [`ins-dv-ins-orig:${s}`]: [-0.06, -0.01],
+      [`ins-dv-ins-orig:${p}`]: [1, 4],
+      [`all-dv-all-orig:${p}`]: [-2, 3],
+      [`ins-dv-ins-orig:${s}`]: [-6, -1],
     } as Record<string, [number, number]>;
     const runs = [
       run(base),
-      run({ ...base, [`ins-dv-ins-orig:${p}`]: [-0.01, 0.03] }),
-      run({ ...base, [`ins-dv-ins-orig:${s}`]: [0.01, 0.02] }),
+      run({ ...base, [`ins-dv-ins-orig:${p}`]: [-1, 3] }),
+      run({ ...base, [`ins-dv-ins-orig:${s}`]: [1, 2] }),
     ];
     const across = verdictsAcrossRuns(runs);
     expect(across.map((f) => f.id)).toEqual(runs[0]!.findings.map((f) => f.id));

@@ -58,7 +58,7 @@ export type AcrossVerdict = 'reproduced in all' | 'not reproduced in all' | 'inc
 export interface AcrossClaim {
   /** `ins-dv − ins-orig p-MRR > 0` */
   label: string;
-  /** Per run: its verdict and mean difference (x100; null when not measured). */
+  /** Per run: its verdict and mean difference over topics (x100, as the report's comparisons; null when not measured). */
   runs: { verdict: Verdict; mean: number | null }[];
   across: AcrossVerdict;
   /** The mean difference has the claimed sign in every run (false when a run did not measure it). */
@@ -117,7 +117,7 @@ export function verdictsAcrossRuns(runs: readonly RunFindings[]): AcrossFinding[
             `run ${i + 1}'s finding '${f.id}' claim ${k + 1} is not run 1's (${claimLabel(c)})`,
           );
         const m = d.comparison?.perTopic.mean;
-        return { verdict: d.verdict, mean: m === null || m === undefined ? null : 100 * m };
+        return { verdict: d.verdict, mean: m === null || m === undefined ? null : m };
       });
       const sameSign = per.every((p) => p.mean !== null && (c.direction === 'up' ? p.mean > 0 : p.mean < 0));
       return { label: claimLabel(c), runs: per, across: acrossVerdict(per.map((p) => p.verdict)), sameSign };
