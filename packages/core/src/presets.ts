@@ -6,7 +6,7 @@
  * "Arctic-Embed" = the authors' likely training stack, "Promptriever" / "mteb" = the lineage,
  * "measured" = docs/results-mini.md and the issue it cites, "ours" = our choice, with the reason.
  *
- * - `mini` (`pnpm reproduce`, the default: <= 25 min on 2 cores (issue 26), 3 seeds, one MLM backbone per seed);
+ * - `mini` (`pnpm reproduce`, the default: <= 20 min on 2 cores, 3 seeds);
  * - `quick` over `mini` (`pnpm reproduce --quick`: <= 3 min, 1 seed; a smoke test of every stage);
  * - `paper` over `mini` (`pnpm reproduce --profile paper`: PAPER.md's run; world and pretrain are
  *   the mini values and unused, the paper profile builds no world).
