@@ -166,6 +166,20 @@ function trec(id: string, title: string, which: 'run' | 'qrels', body: string, e
   };
 }
 
+/** A `dv verdicts` case over one bad results.json, given twice; the message names the file. */
+function verdictsFile(id: string, title: string, body: string, message: RegExp): BadInputCase {
+  return {
+    id,
+    group: 'verdicts',
+    title,
+    argv: (f) => {
+      const r = f.file('results.json', body);
+      return ['verdicts', r, r];
+    },
+    expect: fails(message, (f) => [join(f.dir, 'in', 'results.json')]),
+  };
+}
+
 /** A `dv validate --schema seed-example` case over one bad file. */
 function validate(
   id: string,
@@ -322,26 +336,18 @@ export const CASES: BadInputCase[] = [
       /stages\/report\/results\.json: no stages\/report\/results\.json: not a finished reproduce run/,
     ),
   },
-  {
-    id: 'verdicts-bad-json',
-    group: 'verdicts',
-    title: 'a results.json that is not JSON',
-    argv: (f) => {
-      const r = f.file('results.json', '{"profile": "mini",\n');
-      return ['verdicts', r, r];
-    },
-    expect: fails(/results\.json: not valid JSON/, (f) => [join(f.dir, 'in', 'results.json')]),
-  },
-  {
-    id: 'verdicts-other-json',
-    group: 'verdicts',
-    title: 'a JSON file that is not a results.json',
-    argv: (f) => {
-      const r = f.file('results.json', '{"profile": "mini", "variant": "full"}\n');
-      return ['verdicts', r, r];
-    },
-    expect: fails(/results\.json: not a reproduce results\.json: findings: /),
-  },
+  verdictsFile(
+    'verdicts-bad-json',
+    'a results.json that is not JSON',
+    '{"profile": "mini",\n',
+    /results\.json: not valid JSON/,
+  ),
+  verdictsFile(
+    'verdicts-other-json',
+    'a JSON file that is not a results.json',
+    '{"profile": "mini", "variant": "full"}\n',
+    /results\.json: not a reproduce results\.json: findings: /,
+  ),
 
   // ---- validate
   validate(

@@ -11,9 +11,13 @@ import { RunFindings, renderAcrossRuns, verdictsAcrossRuns } from '../reproduce/
 
 const RESULTS = join('stages', 'report', 'results.json');
 
-/** A run folder's results.json (or the file itself), checked. */
+/** A run folder's results.json, or the file itself. */
+const resultsFile = (arg: string) =>
+  existsSync(arg) && statSync(arg).isDirectory() ? join(arg, RESULTS) : arg;
+
+/** A run's results.json, checked. */
 function readRun(arg: string): RunFindings {
-  const file = existsSync(arg) && statSync(arg).isDirectory() ? join(arg, RESULTS) : arg;
+  const file = resultsFile(arg);
   if (!existsSync(file))
     throw new DataError(
       existsSync(arg)
@@ -56,7 +60,7 @@ same report code only (the same findings and claims). --json prints the table's 
       );
     let findings: ReturnType<typeof verdictsAcrossRuns>;
     try {
-      findings = verdictsAcrossRuns(runs);
+      findings = verdictsAcrossRuns(runs, ctx.positionals.map(resultsFile));
     } catch (err) {
       throw new DataError((err as Error).message);
     }

@@ -95,17 +95,22 @@ const claimLabel = (c: RunFindings['findings'][number]['claims'][number]) =>
 
 /**
  * The findings of several runs side by side. Runs must have evaluated the same findings with the
- * same claims (the same report code); a finding or claim one run lacks is an error naming it.
+ * same claims (the same report code); a finding or claim one run lacks is an error naming the run
+ * (`names[i]`, e.g. its file; default `run <i + 1>`).
  */
-export function verdictsAcrossRuns(runs: readonly RunFindings[]): AcrossFinding[] {
+export function verdictsAcrossRuns(
+  runs: readonly RunFindings[],
+  names: readonly string[] = [],
+): AcrossFinding[] {
   if (runs.length < 2) throw new Error('verdicts across runs need at least two runs');
+  const nameOf = (i: number) => names[i] ?? `run ${i + 1}`;
   return runs[0]!.findings.map((f) => {
     const mine = runs.map((r, i) => {
       const g = r.findings.find((x) => x.id === f.id);
-      if (!g) throw new Error(`run ${i + 1} has no finding '${f.id}' (made by other report code?)`);
+      if (!g) throw new Error(`${nameOf(i)} has no finding '${f.id}' (made by other report code?)`);
       if (g.claims.length !== f.claims.length)
         throw new Error(
-          `run ${i + 1}'s finding '${f.id}' has ${g.claims.length} claims, run 1's ${f.claims.length}`,
+          `${nameOf(i)}: finding '${f.id}' has ${g.claims.length} claims, ${nameOf(0)}'s ${f.claims.length}`,
         );
       return g;
     });
@@ -114,10 +119,9 @@ export function verdictsAcrossRuns(runs: readonly RunFindings[]): AcrossFinding[
         const d = g.claims[k]!;
         if (d.a !== c.a || d.b !== c.b || d.measure !== c.measure || d.direction !== c.direction)
           throw new Error(
-            `run ${i + 1}'s finding '${f.id}' claim ${k + 1} is not run 1's (${claimLabel(c)})`,
+            `${nameOf(i)}: finding '${f.id}' claim ${k + 1} is not ${nameOf(0)}'s (${claimLabel(c)})`,
           );
-        const m = d.comparison?.perTopic.mean;
-        return { verdict: d.verdict, mean: m === null || m === undefined ? null : m };
+        return { verdict: d.verdict, mean: d.comparison?.perTopic.mean ?? null };
       });
       const sameSign = per.every((p) => p.mean !== null && (c.direction === 'up' ? p.mean > 0 : p.mean < 0));
       return { label: claimLabel(c), runs: per, across: acrossVerdict(per.map((p) => p.verdict)), sameSign };
