@@ -7,7 +7,11 @@ const viaPnpmScript = ['dv', 'reproduce'].includes(process.env.npm_lifecycle_eve
 if (viaPnpmScript && process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
 
 const argv = process.argv.slice(2);
-if (loadsTensorFlow(argv) && !process.env.DV_STDERR_FILTERED && !process.env.DV_TF_LOGS) {
+if (argv[0] === '__stage-worker') {
+  // a stage worker of `dv reproduce --jobs N` (reproduce/stage-pool.ts): its stderr is the run's
+  const { stageWorkerMain } = await import('./reproduce/stage-worker.js');
+  stageWorkerMain();
+} else if (loadsTensorFlow(argv) && !process.env.DV_STDERR_FILTERED && !process.env.DV_TF_LOGS) {
   // TensorFlow's native load-time log lines can only be filtered from outside the process.
   process.exitCode = await runWithFilteredStderr(argv);
 } else {

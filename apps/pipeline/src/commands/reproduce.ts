@@ -9,6 +9,7 @@ import { MiniWorldOptions } from '@dv/data';
 import { z } from 'zod';
 import { defineCommand, enumOption, schemaFlags, stringOption, UsageError } from '../cli-kit.js';
 import { renderExplanation } from '../reproduce/explain-dag.js';
+import { defaultJobs } from '../reproduce/jobs.js';
 import { PrerequisitesMissing } from '../reproduce/paper-prerequisites.js';
 import { InterruptedError, StageSelectionError } from '../reproduce/run-dag.js';
 import { explainReproduce, runReproduce } from '../reproduce/run-reproduce.js';
@@ -27,6 +28,14 @@ function seedsOption(value: string | undefined): number | number[] | undefined {
   }
   if (new Set(nums).size !== nums.length) throw new UsageError(`--seeds lists a seed twice ('${value}')`);
   return nums;
+}
+
+/** `--jobs N`: a positive integer. */
+function jobsOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1)
+    throw new UsageError(`--jobs takes a positive integer (got '${value}')`);
+  return Number(value);
 }
 
 /** The world seed: the mini world's own seed setting (absent: the profile's). */
@@ -90,6 +99,12 @@ or an id prefix (e.g. eval/mini-bert).`,
       description: 'redo only STAGE (its inputs must be finished)',
       valueName: 'STAGE',
     },
+    jobs: {
+      type: 'string',
+      description:
+        'stages run at once, each in a worker process (default: 2 on mini with 2+ cores, 1 on paper)',
+      valueName: 'N',
+    },
     explain: {
       type: 'boolean',
       description: 'run nothing: per stage up to date / stale (why) / missing, and what a run would do',
@@ -99,6 +114,7 @@ or an id prefix (e.g. eval/mini-bert).`,
     const profile = enumOption(ctx, 'profile', ['mini', 'paper'] as const) ?? 'mini';
     const backbones = enumOption(ctx, 'backbones', ['all', 'default'] as const);
     const seeds = seedsOption(stringOption(ctx, 'seeds'));
+    const jobs = jobsOption(stringOption(ctx, 'jobs')) ?? defaultJobs(profile);
     const { worldSeed } = ReproduceSettings.parse(ctx.settings);
     const str = (k: 'config' | 'out' | 'from' | 'only') => stringOption(ctx, k);
     // what to run: the profile, its sizes, the folder and the stage selection (run and --explain alike)
@@ -134,11 +150,13 @@ or an id prefix (e.g. eval/mini-bert).`,
         ...selection,
         stream: ctx.stderr,
         command: ctx.commandLine,
+        jobs,
+        workerEntry: process.argv[1]!,
       });
       const ran = r.dag.runs.filter((s) => s.status === 'ran');
       const cached = r.dag.runs.filter((s) => s.status === 'cached');
       ctx.stdout.write(
-        `reproduce (${r.config.profile}, ${r.config.variant}): ${ran.length} stages ran, ${cached.length} up to date, in ${formatDuration(r.wallSeconds)}\n`,
+        `reproduce (${r.config.profile}, ${r.config.variant}): ${ran.length} stages ran${jobs > 1 ? ` (up to ${jobs} at once)` : ''}, ${cached.length} up to date, in ${formatDuration(r.wallSeconds)}\n`,
       );
       const verdicts = r.dag.records.get('report')?.summary.verdicts as Record<string, string> | undefined;
       if (verdicts) for (const [k, v] of Object.entries(verdicts)) ctx.stdout.write(`  ${k}: ${v}\n`);

@@ -12,6 +12,11 @@
  * Selection: `from` (a group or a stage id) redoes those stages and everything downstream and
  * reuses what is upstream; `only` redoes just those stages and refuses to run when a dependency
  * has not finished.
+ *
+ * Jobs: `jobs` stages may run at once (independent stages: the seeds' backbones, the mixes'
+ * fine-tunes, the evaluations), each in a worker process (stage-pool.ts). Every stage is a
+ * deterministic function of its key, so what runs beside it changes its wall time, never its
+ * outputs.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -32,13 +37,21 @@ import {
   clearCodeDigestMemo,
   createProgress,
   DataError,
+  defaultProgressMode,
   formatDuration,
   gitState,
   type ProgressMode,
   RunManifest,
   writeJsonAtomic,
 } from '@dv/core';
-import { STAGE_GROUPS, STAGE_ID, type StageContext, StageRecord, type StageSpec } from './stage.js';
+import {
+  STAGE_GROUPS,
+  STAGE_ID,
+  type StageContext,
+  type StageOutcome,
+  StageRecord,
+  type StageSpec,
+} from './stage.js';
 import { outputDigest, type StageKey, stageKey } from './stage-key.js';
 
 let checkout: { commit: string | null; dirty: boolean | null } | undefined;
@@ -78,6 +91,10 @@ export interface RunDagOptions {
   command?: string[];
   /** Stage id to hold at its first checkpoint (fault-injection tests); default $DV_REPRODUCE_HOLD. */
   hold?: string;
+  /** How many stages run at once (default 1: one after the other, in stage order). */
+  jobs?: number;
+  /** What runs a stage (default `runInProcess`; stage-pool.ts runs each in a worker process). */
+  executor?: StageExecutor;
 }
 
 export interface StageRun {
@@ -245,6 +262,48 @@ export function keyOfStage(spec: StageSpec, deps: Readonly<Record<string, string
   });
 }
 
+/** One stage to run, with what an executor needs to run it here or in another process. */
+export interface StageJob {
+  readonly spec: StageSpec;
+  /** The key the stage runs under (a worker checks that it builds the same stage). */
+  readonly key: string;
+  /** The records of its dependencies, by id. */
+  readonly deps: Readonly<Record<string, StageRecord>>;
+  /** The context for running it in this process. */
+  readonly ctx: StageContext;
+  /** The stage id held at its first checkpoint (fault-injection tests), if any. */
+  readonly hold: string | undefined;
+  /** How a worker draws its progress ('lines' when stages run side by side: bars would overwrite each other). */
+  readonly progressMode: ProgressMode;
+  /** Writes text as it is to the run's progress stream (a worker's progress lines). */
+  write(text: string): void;
+}
+
+/** Runs one stage and returns its outcome: in this process, or in a worker (stage-pool.ts). */
+export type StageExecutor = (job: StageJob) => Promise<StageOutcome>;
+
+/** The default executor: the stage's own `run` in this process. */
+export const runInProcess: StageExecutor = (job) => job.spec.run(job.ctx);
+
+/** What the runner decided for a stage whose dependencies are all settled. */
+type Decision =
+  | { kind: 'settled' }
+  | {
+      kind: 'run';
+      keyed: StageKey;
+      deps: Record<string, string>;
+      damaged: string | null;
+      existing: StageRecord | null;
+    };
+
+/**
+ * Runs the DAG. With `jobs` > 1 up to that many stages run at once, each started as soon as its
+ * inputs are finished and a slot is free (lowest stage number first, so one job runs the stages
+ * in the order a sequential run does); `executor` runs them (stage-pool.ts: worker processes,
+ * since training and encoding block the event loop). A stage's outputs do not depend on what runs
+ * beside it. A failed stage stops new stages from starting; the ones running are let finish (their
+ * results are valid), then its error is thrown.
+ */
 export async function runDag(options: RunDagOptions): Promise<DagResult> {
   const started = performance.now();
   clearCodeDigestMemo(); // code digests are taken fresh for each run (the files may have changed)
@@ -255,26 +314,54 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
   // finished is run again (same key, so the same results) rather than refused
   const inputsOfOnly = options.only ? upstreamOf(order, forced) : new Set<string>();
   const hold = options.hold ?? process.env[HOLD_ENV];
+  const jobs = Math.max(1, Math.floor(options.jobs ?? 1));
+  const execute = options.executor ?? runInProcess;
+  const workerProgress: ProgressMode =
+    options.progressMode === 'silent'
+      ? 'silent'
+      : jobs > 1
+        ? 'lines'
+        : (options.progressMode ?? defaultProgressMode(stream));
   const records = new Map<string, StageRecord>();
-  const runs: StageRun[] = [];
+  const runs: (StageRun | undefined)[] = [];
   const say = (line: string) => stream.write(`${line}\n`);
+  const aborted = () => options.signal?.aborted === true;
 
-  // Overall ETA: remaining estimates scaled by how the finished stages compared to theirs.
+  /** Stage ids that are done with (ran, up to date or skipped): their dependants may go. */
+  const settled = new Set<string>();
+  /** Stage numbers neither settled nor started, in order. */
+  const waiting = new Set(order.keys());
+  const running = new Map<number, Promise<void>>();
+  const decisions = new Map<number, Decision>();
+  let failure: { error: unknown } | null = null;
+
+  // Overall ETA: remaining estimates scaled by how the finished stages compared to theirs,
+  // shared among the jobs.
   let estimatedDone = 0;
   let actualDone = 0;
-  const remainingEstimate = (from: number) =>
-    order.slice(from).reduce((a, s) => a + (options.only && !forced.has(s.id) ? 0 : s.estimateSeconds), 0);
+  const remainingEstimate = () =>
+    order.reduce(
+      (a, s) => a + (settled.has(s.id) || (options.only && !forced.has(s.id)) ? 0 : s.estimateSeconds),
+      0,
+    ) / jobs;
 
-  for (const [i, spec] of order.entries()) {
-    if (options.signal?.aborted) throw new InterruptedError('interrupted');
+  const settle = (i: number, run: StageRun) => {
+    runs[i] = run;
+    settled.add(run.id);
+    waiting.delete(i);
+  };
+
+  /** Skipped, up to date, or to run (with its key); throws on an --only stage without its inputs. */
+  const decide = (i: number): Decision => {
+    const spec = order[i]!;
     const tag = `[${i + 1}/${order.length}] ${spec.id}`;
     const dir = stageDir(options.runDir, spec.id);
-    const deps: Record<string, string> = {};
     const skipped = options.only !== undefined && !forced.has(spec.id);
     if (skipped && spec.deps.some((d) => !records.has(d))) {
-      runs.push({ id: spec.id, status: 'skipped', seconds: 0 });
-      continue;
+      settle(i, { id: spec.id, status: 'skipped', seconds: 0 });
+      return { kind: 'settled' };
     }
+    const deps: Record<string, string> = {};
     for (const d of spec.deps) {
       const r = records.get(d);
       if (!r) {
@@ -287,39 +374,46 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
       deps[d] = r.outputDigest;
     }
     const keyed = keyOfStage(spec, deps);
-    const key = keyed.key;
     const existing = readStageRecord(dir);
-    const damaged = existing !== null && existing.key === key ? outputsProblem(dir, existing) : null;
-    const valid = existing !== null && existing.key === key && damaged === null;
+    const damaged = existing !== null && existing.key === keyed.key ? outputsProblem(dir, existing) : null;
+    const valid = existing !== null && existing.key === keyed.key && damaged === null;
     if (skipped && !(damaged && inputsOfOnly.has(spec.id))) {
       if (valid) records.set(spec.id, existing);
-      runs.push({ id: spec.id, status: 'skipped', seconds: 0, ...(valid ? { record: existing } : {}) });
-      continue;
+      settle(i, { id: spec.id, status: 'skipped', seconds: 0, ...(valid ? { record: existing } : {}) });
+      return { kind: 'settled' };
     }
     if (valid && !forced.has(spec.id)) {
       records.set(spec.id, existing);
-      runs.push({ id: spec.id, status: 'cached', seconds: 0, record: existing });
+      settle(i, { id: spec.id, status: 'cached', seconds: 0, record: existing });
       say(
-        `${tag}: up to date (key ${key.slice(0, 12)}, ran ${formatDuration(existing.seconds)} on ${existing.finishedAt})`,
+        `${tag}: up to date (key ${keyed.key.slice(0, 12)}, ran ${formatDuration(existing.seconds)} on ${existing.finishedAt})`,
       );
-      continue;
+      return { kind: 'settled' };
     }
+    return { kind: 'run', keyed, deps, damaged, existing };
+  };
 
-    if (damaged) say(`${tag}: finished before, but ${damaged}; running it again`);
+  const start = async (i: number, d: Extract<Decision, { kind: 'run' }>): Promise<void> => {
+    const spec = order[i]!;
+    const tag = `[${i + 1}/${order.length}] ${spec.id}`;
+    const dir = stageDir(options.runDir, spec.id);
+    const { key } = d.keyed;
+    if (d.damaged) say(`${tag}: finished before, but ${d.damaged}; running it again`);
     // Prepare the folder: keep a same-key partial run (the stage resumes), clear anything else.
     const keyPath = join(dir, KEY_FILE);
     const previousKey = existsSync(keyPath) ? readFileSync(keyPath, 'utf8').trim() : null;
-    const resume = previousKey === key && !forced.has(spec.id) && existing === null;
+    const resume = previousKey === key && !forced.has(spec.id) && d.existing === null;
     if (existsSync(dir) && !resume) rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     writeFileSync(keyPath, `${key}\n`);
 
     const scale = estimatedDone > 0 ? actualDone / estimatedDone : 1;
     say(
-      `${tag}: ${resume ? 'resuming' : 'running'}${spec.standIn ? ' (STAND-IN)' : ''} - est. ${formatDuration(spec.estimateSeconds * scale)}, run ETA ${formatDuration(remainingEstimate(i) * scale)}`,
+      `${tag}: ${resume ? 'resuming' : 'running'}${spec.standIn ? ' (STAND-IN)' : ''} - est. ${formatDuration(spec.estimateSeconds * scale)}, run ETA ${formatDuration(remainingEstimate() * scale)}`,
     );
     const t0 = performance.now();
     const startedAt = new Date().toISOString();
+    const depRecords = Object.fromEntries(spec.deps.map((id) => [id, records.get(id)!]));
     const ctx: StageContext = {
       dir,
       runDir: options.runDir,
@@ -327,7 +421,7 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
       dep: (id) => {
         if (!spec.deps.includes(id))
           throw new Error(`stage '${spec.id}' reads '${id}' but does not declare it`);
-        return records.get(id)!;
+        return depRecords[id]!;
       },
       depDir: (id) => {
         if (!spec.deps.includes(id))
@@ -343,16 +437,18 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
           stream,
           ...(options.progressMode ? { mode: options.progressMode } : {}),
         }),
-      checkpoint: async (label) => {
-        if (hold === spec.id) {
-          writeFileSync(join(dir, '.held'), `${label}\n`);
-          say(`  ${spec.id}: held at '${label}' (${HOLD_ENV}); waiting to be killed`);
-          await keepAlive();
-        }
-      },
+      checkpoint: (label) => holdAt(hold, spec.id, dir, label, say),
     };
-    const outcome = await spec.run(ctx);
-    if (options.signal?.aborted) throw new InterruptedError('interrupted');
+    const outcome = await execute({
+      spec,
+      key,
+      deps: depRecords,
+      ctx,
+      hold,
+      progressMode: workerProgress,
+      write: (text) => stream.write(text),
+    });
+    if (aborted()) throw new InterruptedError('interrupted');
     const seconds = (performance.now() - t0) / 1000;
     for (const p of outcome.outputs) {
       const rel = relative(dir, p);
@@ -374,11 +470,11 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
       id: spec.id,
       group: spec.group,
       key,
-      parts: keyed.parts,
-      code: keyed.code,
+      parts: d.keyed.parts,
+      code: d.keyed.code,
       provenance: provenance(),
       slice: spec.config ?? null,
-      deps,
+      deps: d.deps,
       outputDigest: outputDigest(base.outputs),
       outputs: base.outputs,
       summary: outcome.summary ?? {},
@@ -393,10 +489,72 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
       config: record,
     });
     records.set(spec.id, record);
-    runs.push({ id: spec.id, status: 'ran', seconds, record });
+    settle(i, { id: spec.id, status: 'ran', seconds, record });
     estimatedDone += spec.estimateSeconds;
     actualDone += seconds;
     say(`${tag}: done in ${formatDuration(seconds)}`);
+  };
+
+  for (;;) {
+    // Settle what needs no work and start what fits, lowest stage number first, until nothing moves.
+    let moved = true;
+    while (moved && failure === null && !aborted()) {
+      moved = false;
+      for (const i of waiting) {
+        if (failure !== null || aborted()) break;
+        if (!order[i]!.deps.every((id) => settled.has(id))) continue;
+        let d = decisions.get(i);
+        if (!d) {
+          try {
+            d = decide(i);
+          } catch (error) {
+            failure = { error };
+            break;
+          }
+          decisions.set(i, d);
+        }
+        if (d.kind === 'settled') {
+          moved = true;
+          continue;
+        }
+        if (running.size >= jobs) continue;
+        waiting.delete(i);
+        const job = start(i, d).catch((error: unknown) => {
+          failure ??= { error };
+        });
+        running.set(
+          i,
+          job.finally(() => running.delete(i)),
+        );
+        moved = true;
+      }
+    }
+    if (running.size === 0) break;
+    await Promise.race(running.values());
   }
-  return { runs, records, seconds: (performance.now() - started) / 1000 };
+  if (failure !== null) throw (failure as { error: unknown }).error;
+  if (aborted()) throw new InterruptedError('interrupted');
+  if (waiting.size > 0) throw new Error(`internal: ${waiting.size} stages were never started`);
+  return {
+    runs: runs.filter((r): r is StageRun => r !== undefined),
+    records,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/**
+ * A stage's checkpoint: where fault-injection tests hold it (`hold` = its id) to kill the
+ * process; elsewhere nothing. Shared by this process's stages and a worker's.
+ */
+export async function holdAt(
+  hold: string | undefined,
+  id: string,
+  dir: string,
+  label: string,
+  say: (line: string) => void,
+): Promise<void> {
+  if (hold !== id) return;
+  writeFileSync(join(dir, '.held'), `${label}\n`);
+  say(`  ${id}: held at '${label}' (${HOLD_ENV}); waiting to be killed`);
+  await keepAlive();
 }

@@ -15,6 +15,7 @@ import { checkPaperPrerequisites, PrerequisitesMissing } from './paper-prerequis
 import { configDifferences, resolveReproduceConfig } from './reproduce-config.js';
 import { type DagResult, runDag, stageDir } from './run-dag.js';
 import type { StageSpec } from './stage.js';
+import { createStagePool } from './stage-pool.js';
 import { buildMiniStages } from './stages/build-stages.js';
 import { buildPaperStages } from './stages/paper/build-paper-stages.js';
 import { REPORT_FILES } from './stages/report-stage.js';
@@ -32,6 +33,14 @@ export interface ReproduceOptions {
   signal?: AbortSignal;
   stream?: NodeJS.WritableStream & { isTTY?: boolean };
   command?: string[];
+  /**
+   * Stages run at once (default 1: in this process, one after the other). Above 1 each stage runs
+   * in a worker process started from `workerEntry` (stage-pool.ts); `dv reproduce` passes
+   * `defaultJobs` (jobs.ts) and its own entry.
+   */
+  jobs?: number;
+  /** The dv CLI entry script the workers start (`process.argv[1]` of `dv reproduce`). */
+  workerEntry?: string;
 }
 
 export interface ReproduceResult {
@@ -51,6 +60,12 @@ export interface ReproduceResult {
 
 export function defaultRunDir(profile: 'mini' | 'paper', quick: boolean): string {
   return join('runs', `reproduce-${profile}${quick ? '-quick' : ''}`);
+}
+
+/** The stages of a run config: the mini DAG, or the paper profile's (and whether it stops for scale-out). */
+export function stagesOf(config: RunConfig): { stages: StageSpec[]; scaleOut: boolean } {
+  if (config.profile === 'paper') return buildPaperStages(config);
+  return { stages: buildMiniStages(config), scaleOut: false };
 }
 
 /** The config a `pnpm reproduce` invocation resolves to (profile, --quick, --config, --seeds, --backbones). */
@@ -78,7 +93,7 @@ export function explainReproduce(o: ReproduceOptions = {}): {
   const profile = o.profile ?? 'mini';
   const config = resolveConfigOf(o);
   const outDir = resolve(o.out ?? defaultRunDir(profile, Boolean(o.quick)));
-  const stages = profile === 'paper' ? buildPaperStages(config).stages : buildMiniStages(config);
+  const { stages } = stagesOf(config);
   return {
     outDir,
     config,
@@ -123,17 +138,17 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
   const outDir = resolve(o.out ?? defaultRunDir(profile, Boolean(o.quick)));
   // the one output-folder guard (kernel file systems, a file as --out: issue 25)
   guardOutputDir(outDir);
-  let stages: StageSpec[];
-  let scaleOut = false;
   if (profile === 'paper') {
     const missing = await checkPaperPrerequisites(config);
     if (missing.length > 0) throw new PrerequisitesMissing(missing);
-    const built = buildPaperStages(config);
-    stages = built.stages;
-    scaleOut = built.scaleOut;
-  } else stages = buildMiniStages(config);
+  }
+  const { stages, scaleOut } = stagesOf(config);
+  const jobs = o.jobs ?? 1;
+  if (jobs > 1 && !o.workerEntry) throw new Error('internal: jobs > 1 needs the worker entry (workerEntry)');
   // one reproduction per run folder: a second exits 1 at once naming this PID (released below)
   const lock = acquireOutputLock(outDir, { command: `dv reproduce --out ${outDir}` });
+  const pool =
+    jobs > 1 ? createStagePool({ entry: o.workerEntry!, ...(o.signal ? { signal: o.signal } : {}) }) : null;
   try {
     noteOtherConfig(outDir, config, o.stream ?? process.stderr);
     await writeJsonAtomic(join(outDir, 'config.json'), config);
@@ -145,6 +160,7 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.stream ? { stream: o.stream } : {}),
       ...(o.command ? { command: o.command } : {}),
+      ...(pool ? { jobs, executor: pool.execute } : {}),
     });
     const wallSeconds = (performance.now() - started) / 1000;
     await writeJsonAtomic(join(outDir, 'run.json'), {
@@ -153,6 +169,7 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
       command: o.command ?? null,
       finishedAt: new Date().toISOString(),
       wallSeconds,
+      jobs,
       stages: dag.runs.map((r) => ({
         id: r.id,
         status: r.status,
@@ -195,6 +212,7 @@ export async function runReproduce(o: ReproduceOptions = {}): Promise<ReproduceR
       },
     };
   } finally {
+    await pool?.close();
     lock.release();
   }
 }
