@@ -92,6 +92,20 @@ export interface Command {
   run?: (ctx: CommandContext) => Promise<number | undefined> | number | undefined;
 }
 
+let entryScript: string | undefined;
+/** Records the script this dv process was started from (cli.ts does, at start-up). */
+export function setCliEntry(path: string): void {
+  entryScript = path;
+}
+/**
+ * The script this dv process was started from, for commands that start workers of their own
+ * (`dv reproduce --jobs`); undefined where the commands run inside another program (`runCommand`
+ * called as a library, as the tests do).
+ */
+export function cliEntry(): string | undefined {
+  return entryScript;
+}
+
 export class NotBuiltError extends Error {
   override readonly name = 'NotBuiltError';
 }

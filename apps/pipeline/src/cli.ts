@@ -19,7 +19,8 @@ if (argv[0] === '__stage-worker') {
   watchParentAndOutput();
   // Loaded after the check: the parent of a filtered child needs none of the commands; and only
   // the command argv names is imported (command-index.ts), so `dv --help` loads none of them.
-  const { runCommand } = await import('./cli-kit.js');
+  const { runCommand, setCliEntry } = await import('./cli-kit.js');
+  setCliEntry(process.argv[1]!);
   const { lazyRootCommand } = await import('./command-index.js');
   process.exitCode = await runCommand(await lazyRootCommand(argv), argv);
 }

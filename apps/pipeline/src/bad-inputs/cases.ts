@@ -319,6 +319,21 @@ export const CASES: BadInputCase[] = [
     expect: usage(/unknown command 'eval score'/),
   },
 
+  // ---- reproduce
+  {
+    id: 'reproduce-jobs-zero',
+    group: 'reproduce',
+    title: '--jobs 0: no stage could run',
+    argv: (f) => ['reproduce', '--quick', '--jobs', '0', '--out', f.out],
+    expect: usage(/--jobs takes a positive integer \(got '0'\)/),
+  },
+  {
+    id: 'reproduce-jobs-word',
+    group: 'reproduce',
+    title: '--jobs that is not a number',
+    argv: (f) => ['reproduce', '--quick', '--jobs', 'all', '--out', f.out],
+    expect: usage(/--jobs takes a positive integer \(got 'all'\)/),
+  },
   // ---- verdicts
   {
     id: 'verdicts-one-run',

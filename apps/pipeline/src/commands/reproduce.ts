@@ -7,7 +7,7 @@
 import { formatDuration } from '@dv/core';
 import { MiniWorldOptions } from '@dv/data';
 import { z } from 'zod';
-import { defineCommand, enumOption, schemaFlags, stringOption, UsageError } from '../cli-kit.js';
+import { cliEntry, defineCommand, enumOption, schemaFlags, stringOption, UsageError } from '../cli-kit.js';
 import { renderExplanation } from '../reproduce/explain-dag.js';
 import { defaultJobs } from '../reproduce/jobs.js';
 import { PrerequisitesMissing } from '../reproduce/paper-prerequisites.js';
@@ -114,7 +114,11 @@ or an id prefix (e.g. eval/mini-bert).`,
     const profile = enumOption(ctx, 'profile', ['mini', 'paper'] as const) ?? 'mini';
     const backbones = enumOption(ctx, 'backbones', ['all', 'default'] as const);
     const seeds = seedsOption(stringOption(ctx, 'seeds'));
-    const jobs = jobsOption(stringOption(ctx, 'jobs')) ?? defaultJobs(profile);
+    // workers are this CLI started again: inside another program (runCommand as a library) the
+    // stages run in this process
+    const entry = cliEntry();
+    const asked = jobsOption(stringOption(ctx, 'jobs'));
+    const jobs = entry === undefined ? 1 : (asked ?? defaultJobs(profile));
     const { worldSeed } = ReproduceSettings.parse(ctx.settings);
     const str = (k: 'config' | 'out' | 'from' | 'only') => stringOption(ctx, k);
     // what to run: the profile, its sizes, the folder and the stage selection (run and --explain alike)
@@ -151,7 +155,7 @@ or an id prefix (e.g. eval/mini-bert).`,
         stream: ctx.stderr,
         command: ctx.commandLine,
         jobs,
-        workerEntry: process.argv[1]!,
+        ...(entry !== undefined ? { workerEntry: entry } : {}),
       });
       const ran = r.dag.runs.filter((s) => s.status === 'ran');
       const cached = r.dag.runs.filter((s) => s.status === 'cached');

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dv } from '../commands/test-utils/dv-process.js';
 import { checkPage, findChromium } from './internal/headless-chromium.js';
+import { defaultJobs } from './jobs.js';
 import { readStageRecord, stageDir } from './run-dag.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
@@ -96,6 +97,10 @@ describe('pnpm reproduce --quick', () => {
     expect(log).toContain(`${HELD}: resuming`);
     expect(statSync(join(heldDir, 'followir', 'summary.json')).mtimeMs).toBe(partialMtime);
     expect(readStageRecord(heldDir)).not.toBeNull();
+    // the default --jobs: stages ran side by side in worker processes, and said so
+    const jobs = defaultJobs('mini');
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).jobs).toBe(jobs);
+    if (jobs > 1) expect(log).toMatch(new RegExp(`stages ran \\(up to ${jobs} at once\\)`));
   }, 600_000);
 
   it('produced the report: Markdown, self-contained HTML, results.json tracing to result files', () => {

@@ -2,9 +2,18 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { DataError } from '@dv/core';
 import { describe, expect, it } from 'vitest';
 import { explainDag, renderExplanation } from './explain-dag.js';
-import { readStageRecord, runDag, StageSelectionError, stageDir, topologicalOrder } from './run-dag.js';
+import {
+  InterruptedError,
+  readStageRecord,
+  runDag,
+  type StageExecutor,
+  StageSelectionError,
+  stageDir,
+  topologicalOrder,
+} from './run-dag.js';
 import type { StageSpec } from './stage.js';
 import { outputDigest, stageKey } from './stage-key.js';
 
@@ -291,5 +300,98 @@ describe('runDag', () => {
     await expect(runDag({ runDir, stages: [escaping], stream: quiet() })).rejects.toThrow(
       /outside its folder/,
     );
+  });
+});
+
+describe('runDag with jobs', () => {
+  /** An executor that runs each stage in this process after a pause, logging start and end. */
+  function pausing(events: string[], ms: (id: string) => number, fail?: string): StageExecutor {
+    let now = 0;
+    let max = 0;
+    const exec: StageExecutor = async (job) => {
+      now += 1;
+      max = Math.max(max, now);
+      events.push(`start ${job.spec.id}`);
+      try {
+        await new Promise((ok) => setTimeout(ok, ms(job.spec.id)));
+        if (job.spec.id === fail) throw new DataError('bad record', 'x.jsonl', 3);
+        return await job.spec.run(job.ctx);
+      } finally {
+        now -= 1;
+        events.push(`end ${job.spec.id}`);
+      }
+    };
+    return Object.assign(exec, { max: () => max });
+  }
+
+  it('runs independent stages side by side, never more than jobs, each after its inputs, with the same outputs', async () => {
+    const serialDir = tmp();
+    await runDag({ runDir: serialDir, stages: toy([]), stream: quiet() });
+    const runDir = tmp();
+    const events: string[] = [];
+    // d (independent) is slow: a -> b -> c run beside it
+    const exec = pausing(events, (id) => (id === 'd' ? 300 : 40));
+    const r = await runDag({ runDir, stages: toy([]), stream: quiet(), jobs: 2, executor: exec });
+    expect((exec as unknown as { max(): number }).max()).toBe(2);
+    expect(events.indexOf('start d')).toBeLessThan(events.indexOf('end a'));
+    expect(events.indexOf('end a')).toBeLessThan(events.indexOf('start b'));
+    expect(events.indexOf('end b')).toBeLessThan(events.indexOf('start c'));
+    expect(events.indexOf('end c')).toBeLessThan(events.indexOf('end d'));
+    expect(r.runs.map((x) => `${x.id} ${x.status}`)).toEqual(['a ran', 'b ran', 'c ran', 'd ran']);
+    for (const id of ['a', 'b', 'c', 'd'])
+      expect(readFileSync(join(stageDir(runDir, id), 'out.txt'), 'utf8')).toBe(
+        readFileSync(join(stageDir(serialDir, id), 'out.txt'), 'utf8'),
+      );
+    // a rerun finds everything up to date, whichever way it ran
+    const again = await runDag({ runDir, stages: toy([]), stream: quiet(), jobs: 2, executor: exec });
+    expect(again.runs.every((x) => x.status === 'cached')).toBe(true);
+  });
+
+  it('one job runs the stages in stage order, as without jobs', async () => {
+    const events: string[] = [];
+    await runDag({
+      runDir: tmp(),
+      stages: toy([]),
+      stream: quiet(),
+      jobs: 1,
+      executor: pausing(events, () => 5),
+    });
+    expect(events.filter((e) => e.startsWith('start'))).toEqual(['start a', 'start b', 'start c', 'start d']);
+  });
+
+  it('a failed stage starts nothing more, lets the running one finish and throws its error', async () => {
+    const runDir = tmp();
+    const events: string[] = [];
+    const exec = pausing(events, (id) => (id === 'd' ? 200 : 20), 'a');
+    const err = await runDag({ runDir, stages: toy([]), stream: quiet(), jobs: 2, executor: exec }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(DataError);
+    expect((err as DataError).message).toBe('x.jsonl:3: bad record');
+    // d was running beside a: it finished and kept its record; b and c never started
+    expect(events).toEqual(['start a', 'start d', 'end a', 'end d']);
+    expect(readStageRecord(stageDir(runDir, 'd'))).not.toBeNull();
+    expect(readStageRecord(stageDir(runDir, 'a'))).toBeNull();
+  });
+
+  it('an abort starts nothing more and ends as interrupted once the running stages return', async () => {
+    const controller = new AbortController();
+    const events: string[] = [];
+    const exec: StageExecutor = async (job) => {
+      events.push(job.spec.id);
+      controller.abort();
+      return job.spec.run(job.ctx);
+    };
+    await expect(
+      runDag({
+        runDir: tmp(),
+        stages: toy([]),
+        stream: quiet(),
+        jobs: 2,
+        executor: exec,
+        signal: controller.signal,
+      }),
+    ).rejects.toThrow(InterruptedError);
+    expect(events).toEqual(['a']);
   });
 });
