@@ -1,5 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { trainWordPiece } from './train-word-piece.js';
+import { learnWordPieces, trainWordPiece } from './train-word-piece.js';
 
 // A tiny deterministic corpus: dictionary-style glosses built from a few word lists.
 const nouns = ['bass', 'fish', 'guitar', 'singer', 'voice', 'instrument', 'lake', 'river', 'string'];
@@ -41,4 +46,64 @@ describe('trainWordPiece', () => {
     expect(s.tokens[0]!.length).toBeGreaterThan(2);
     expect(s.tokens[0]).not.toContain('[UNK]');
   });
+});
+
+describe('learnWordPieces', () => {
+  it('merges the most frequent pair first, ties to the merged piece first in code-unit order (worked by hand)', () => {
+    // Sennrich et al.'s example. Pair counts at the start: ##e ##s 9 and ##s ##t 9 (tie: "##es"
+    // < "##st"), then ##es ##t 9; then l ##o 7 and ##o ##w 7 (tie: "##ow" < "lo"), then l ##ow 7;
+    // then n ##e, ##e ##w and ##w ##est 6 each (tie: "##ew" first).
+    const words = new Map([
+      ['low', 5],
+      ['lower', 2],
+      ['newest', 6],
+      ['widest', 3],
+    ]);
+    const chars = ['l', '##o', '##w', '##e', '##r', 'n', '##s', '##t', 'w', '##i', '##d'];
+    expect(learnWordPieces(words, chars.length + 5)).toEqual([
+      ...chars,
+      '##es',
+      '##est',
+      '##ow',
+      'low',
+      '##ew',
+    ]);
+    // no pair occurs twice: nothing to merge
+    expect(learnWordPieces(new Map([['ab', 1]]), 100)).toEqual(['a', '##b']);
+  });
+
+  it('gives the same vocabulary in separate processes (many tied merges)', () => {
+    // many equal counts, so many tied merges: pseudo-words from a small alphabet, seeded
+    let x = 7;
+    const next = () => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return x;
+    };
+    const lines: string[] = [];
+    for (let i = 0; i < 3000; i++)
+      lines.push(
+        Array.from({ length: 6 }, () =>
+          Array.from({ length: 3 + (next() % 6) }, () => 'abcdefghij'[next() % 10]).join(''),
+        ).join(' '),
+      );
+    const dir = mkdtempSync(join(tmpdir(), 'dv-wordpiece-det-'));
+    const corpus = join(dir, 'corpus.json');
+    writeFileSync(corpus, JSON.stringify(lines));
+    const here = fileURLToPath(new URL('.', import.meta.url));
+    const script = `import { readFileSync } from 'node:fs';
+import { trainWordPiece } from ${JSON.stringify(join(here, 'train-word-piece.ts'))};
+const t = await trainWordPiece(JSON.parse(readFileSync(process.argv[1], 'utf8')), { vocabSize: 600 });
+process.stdout.write(t.json);`;
+    const runs = [0, 1, 2].map(() =>
+      execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, corpus], {
+        cwd: here,
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      }),
+    );
+    expect(JSON.parse(runs[0]!).model.vocab).toBeTypeOf('object');
+    expect(Object.keys(JSON.parse(runs[0]!).model.vocab)).toHaveLength(600);
+    expect(runs[1]).toBe(runs[0]);
+    expect(runs[2]).toBe(runs[0]);
+  }, 120_000);
 });

@@ -4,18 +4,20 @@
  * (lowercase by default), BertPreTokenizer, WordPiece (`##` continuation), the BERT template
  * `[CLS] A [SEP]` / `[CLS] A [SEP] B [SEP]` and the WordPiece decoder.
  *
- * The Node binding exposes only the trainer's defaults (30,000 pieces, no special tokens) and
- * breaks ties between equally frequent merges by hash order (run to run), so the vocabulary is
- * chosen afterwards, deterministically: every character (plain and `##`), then the learned
- * pieces ranked by how often they occur when the corpus is tokenized with the full learned
- * vocabulary (count descending, then code-unit order), cut to `vocabSize`.
+ * The pieces are learned here (`learnWordPieces`, byte-pair merges over word counts), not by the
+ * `tokenizers` trainer: its Node binding breaks ties between equally frequent merges by hash
+ * order, which changes from process to process, so two runs of the same config learned two
+ * vocabularies and with them two MLM backbones (issue 26: three same-machine runs of one MLM
+ * stage gave three tokenizer.json files and final losses 7.33 / 7.39 / 7.42 after 30 steps). Here a
+ * tie goes to the merged piece first in code-unit order. The vocabulary is then every character
+ * (plain and `##`), then the learned pieces ranked by how often they occur when the corpus is
+ * tokenized with the full learned set (greedy longest match, as WordPiece tokenizes; count
+ * descending, then code-unit order), cut to `vocabSize`. Normalization and pre-tokenization are
+ * the `tokenizers` package's BertNormalizer and BertPreTokenizer.
  * Special tokens take ids 0-4: [PAD] [UNK] [CLS] [SEP] [MASK] (bert-base-uncased uses 0/100/101/
  * 102/103; only the names matter to the model).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { bertNormalizer, bertPreTokenizer, Tokenizer, WordPiece } from 'tokenizers';
+import { bertNormalizer, bertPreTokenizer } from 'tokenizers';
 import { HfTokenizer } from './hf-tokenizer.js';
 
 export const wordPieceSpecialTokens = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] as const;
@@ -33,21 +35,13 @@ export async function trainWordPiece(
   const { vocabSize, lowercase = true } = options;
   if (vocabSize <= wordPieceSpecialTokens.length)
     throw new Error(`vocabSize must exceed the ${wordPieceSpecialTokens.length} special tokens`);
-  const dir = mkdtempSync(join(tmpdir(), 'dv-wordpiece-'));
-  let learned: string[] = [];
-  try {
-    const corpus = join(dir, 'corpus.txt');
-    const lines: string[] = [];
-    for (const t of texts) lines.push(t.replace(/[\r\n]+/g, ' '));
-    writeFileSync(corpus, `${lines.join('\n')}\n`);
-    const trainer = new Tokenizer(WordPiece.empty());
-    trainer.setNormalizer(bertNormalizer({ lowercase, stripAccents: lowercase }));
-    trainer.setPreTokenizer(bertPreTokenizer());
-    trainer.train([corpus]);
-    learned = await rankPieces(trainer, lines);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const normalizer = bertNormalizer({ lowercase, stripAccents: lowercase });
+  const preTokenizer = bertPreTokenizer();
+  const wordCounts = new Map<string, number>();
+  for (const t of texts)
+    for (const [word] of preTokenizer.preTokenizeString(normalizer.normalizeString(t)))
+      wordCounts.set(word, (wordCounts.get(word) ?? 0) + 1);
+  const learned = rankPieces(learnWordPieces(wordCounts, LEARNED_PIECES), wordCounts);
   const pieces = [...wordPieceSpecialTokens, ...learned.slice(0, vocabSize - wordPieceSpecialTokens.length)];
   const vocab = Object.fromEntries(pieces.map((p, i) => [p, i]));
   return HfTokenizer.fromJson(wordPieceTokenizerJson(vocab, { lowercase }));
@@ -119,29 +113,152 @@ export function wordPieceTokenizerJson(
   return JSON.stringify(json);
 }
 
-/** Characters first (sorted), then multi-character pieces by usage in the corpus. */
-async function rankPieces(trainer: Tokenizer, lines: string[]): Promise<string[]> {
-  const normalizer = trainer.getNormalizer()!;
-  const preTokenizer = trainer.getPreTokenizer()!;
-  const wordCounts = new Map<string, number>();
-  for (const line of lines)
-    for (const [word] of preTokenizer.preTokenizeString(normalizer.normalizeString(line)))
-      wordCounts.set(word, (wordCounts.get(word) ?? 0) + 1);
-  const words = [...wordCounts.keys()];
+/** How many pieces (characters included) are learned before ranking: the trainer's default. */
+const LEARNED_PIECES = 30_000;
+
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Byte-pair merges over a word-count table, WordPiece-style (Sennrich et al., "Neural Machine
+ * Translation of Rare Words with Subword Units", ACL 2016; pieces after the first of a word carry
+ * `##`): start from the characters, repeatedly merge the adjacent pair that occurs most often
+ * (weighted by word count; ties: the merged piece first in code-unit order), until `maxPieces`
+ * pieces are known or no pair occurs twice. Returns every piece known at the end: the characters,
+ * then the merged pieces in merge order. Pair counts are updated incrementally, only for the
+ * words a merge touches.
+ */
+export function learnWordPieces(wordCounts: ReadonlyMap<string, number>, maxPieces: number): string[] {
+  const words: string[][] = [];
+  const counts: number[] = [];
+  const pieces = new Set<string>();
+  for (const [word, n] of [...wordCounts].sort((a, b) => byCodeUnits(a[0], b[0]))) {
+    const syms = [...word].map((c, i) => (i === 0 ? c : `##${c}`));
+    for (const s of syms) pieces.add(s);
+    words.push(syms);
+    counts.push(n);
+  }
+  const out = [...pieces];
+  const SEP = '\u0000';
+  const pairCount = new Map<string, number>();
+  const pairWords = new Map<string, Set<number>>();
+  const changed = new Set<string>();
+  const add = (w: number, sign: 1 | -1) => {
+    const syms = words[w]!;
+    for (let i = 0; i + 1 < syms.length; i++) {
+      const key = syms[i]! + SEP + syms[i + 1]!;
+      pairCount.set(key, (pairCount.get(key) ?? 0) + sign * counts[w]!);
+      if (sign > 0) {
+        let set = pairWords.get(key);
+        if (!set) pairWords.set(key, (set = new Set()));
+        set.add(w);
+      }
+      changed.add(key);
+    }
+  };
+  const mergedOf = (key: string) => {
+    const [a, b] = key.split(SEP) as [string, string];
+    return a + b.slice(2);
+  };
+  // max-heap of (count, merged piece, key), stale entries skipped when popped
+  type Entry = { count: number; merged: string; key: string };
+  const heap: Entry[] = [];
+  const above = (x: Entry, y: Entry) =>
+    x.count !== y.count ? x.count > y.count : x.merged !== y.merged ? x.merged < y.merged : x.key < y.key;
+  const push = (e: Entry) => {
+    heap.push(e);
+    for (let i = heap.length - 1; i > 0; ) {
+      const p = (i - 1) >> 1;
+      if (!above(heap[i]!, heap[p]!)) break;
+      [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+      i = p;
+    }
+  };
+  const pop = (): Entry | undefined => {
+    const top = heap[0];
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && above(heap[l]!, heap[m]!)) m = l;
+        if (r < heap.length && above(heap[r]!, heap[m]!)) m = r;
+        if (m === i) break;
+        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+        i = m;
+      }
+    }
+    return top;
+  };
+  const flush = () => {
+    for (const key of changed) {
+      const count = pairCount.get(key) ?? 0;
+      if (count >= 2) push({ count, merged: mergedOf(key), key });
+    }
+    changed.clear();
+  };
+  for (let w = 0; w < words.length; w++) add(w, 1);
+  flush();
+  while (pieces.size < maxPieces && heap.length > 0) {
+    const e = pop()!;
+    if (pairCount.get(e.key) !== e.count) continue; // stale
+    const [a, b] = e.key.split(SEP) as [string, string];
+    if (!pieces.has(e.merged)) {
+      pieces.add(e.merged);
+      out.push(e.merged);
+    }
+    for (const w of [...(pairWords.get(e.key) ?? [])].sort((x, y) => x - y)) {
+      const syms = words[w]!;
+      let hit = false;
+      for (let i = 0; i + 1 < syms.length && !hit; i++) hit = syms[i] === a && syms[i + 1] === b;
+      if (!hit) continue;
+      add(w, -1);
+      const next: string[] = [];
+      for (let i = 0; i < syms.length; i++) {
+        if (i + 1 < syms.length && syms[i] === a && syms[i + 1] === b) {
+          next.push(e.merged);
+          i++;
+        } else next.push(syms[i]!);
+      }
+      words[w] = next;
+      add(w, 1);
+    }
+    pairWords.delete(e.key);
+    flush();
+  }
+  return out;
+}
+
+/**
+ * Characters first (sorted), then multi-character pieces by how often they occur when every word
+ * is tokenized with all of `learned` (greedy longest match from the left, WordPiece's rule), then
+ * the pieces no word uses.
+ */
+function rankPieces(learned: readonly string[], wordCounts: ReadonlyMap<string, number>): string[] {
+  const known = new Set(learned);
   const usage = new Map<string, number>();
-  const encodings = await trainer.encodeBatch(words, { addSpecialTokens: false });
-  encodings.forEach((e, i) => {
-    const n = wordCounts.get(words[i]!)!;
-    for (const t of e.getTokens()) usage.set(t, (usage.get(t) ?? 0) + n);
-  });
-  const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const all = Object.keys(trainer.getVocab(false)).filter(
-    (p) => !(wordPieceSpecialTokens as readonly string[]).includes(p),
-  );
+  for (const [word, n] of wordCounts) {
+    const chars = [...word];
+    for (let start = 0; start < chars.length; ) {
+      let end = chars.length;
+      let piece = '';
+      for (; end > start; end--) {
+        piece = (start > 0 ? '##' : '') + chars.slice(start, end).join('');
+        if (known.has(piece)) break;
+      }
+      if (end === start) break; // a character outside the learned set: the word is [UNK]
+      usage.set(piece, (usage.get(piece) ?? 0) + n);
+      start = end;
+    }
+  }
   const isChar = (p: string) => [...p.replace(/^##/, '')].length === 1;
-  const chars = all.filter(isChar).sort(byCodeUnits);
-  const pieces = all
+  const chars = learned.filter(isChar).sort(byCodeUnits);
+  const pieces = learned
     .filter((p) => !isChar(p) && (usage.get(p) ?? 0) > 0)
     .sort((a, b) => usage.get(b)! - usage.get(a)! || byCodeUnits(a, b));
-  return [...chars, ...pieces];
+  // pieces a longer one always covers (used by no word) last, in merge order: a small corpus
+  // still fills the vocabulary it was asked for
+  const unused = learned.filter((p) => !isChar(p) && !usage.has(p));
+  return [...chars, ...pieces, ...unused];
 }
