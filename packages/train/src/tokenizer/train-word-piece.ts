@@ -148,9 +148,9 @@ export function learnWordPieces(wordCounts: ReadonlyMap<string, number>, maxPiec
       const key = syms[i]! + SEP + syms[i + 1]!;
       pairCount.set(key, (pairCount.get(key) ?? 0) + sign * counts[w]!);
       if (sign > 0) {
-        let set = pairWords.get(key);
-        if (!set) pairWords.set(key, (set = new Set()));
-        set.add(w);
+        const set = pairWords.get(key);
+        if (set) set.add(w);
+        else pairWords.set(key, new Set([w]));
       }
       changed.add(key);
     }
