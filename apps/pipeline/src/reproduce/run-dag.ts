@@ -414,31 +414,17 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
     const t0 = performance.now();
     const startedAt = new Date().toISOString();
     const depRecords = Object.fromEntries(spec.deps.map((id) => [id, records.get(id)!]));
-    const ctx: StageContext = {
-      dir,
+    const ctx = stageContext({
+      spec,
       runDir: options.runDir,
+      deps: depRecords,
       signal: options.signal ?? new AbortController().signal,
-      dep: (id) => {
-        if (!spec.deps.includes(id))
-          throw new Error(`stage '${spec.id}' reads '${id}' but does not declare it`);
-        return depRecords[id]!;
-      },
-      depDir: (id) => {
-        if (!spec.deps.includes(id))
-          throw new Error(`stage '${spec.id}' reads '${id}' but does not declare it`);
-        return stageDir(options.runDir, id);
-      },
       log: (line) => say(`  ${spec.id}: ${line}`),
-      progress: (label, total, unit) =>
-        createProgress({
-          label: `  ${spec.id}: ${label}`,
-          ...(total !== undefined ? { total } : {}),
-          ...(unit ? { unit } : {}),
-          stream,
-          ...(options.progressMode ? { mode: options.progressMode } : {}),
-        }),
-      checkpoint: (label) => holdAt(hold, spec.id, dir, label, say),
-    };
+      say,
+      stream,
+      ...(options.progressMode ? { progressMode: options.progressMode } : {}),
+      hold,
+    });
     const outcome = await execute({
       spec,
       key,
@@ -543,10 +529,57 @@ export async function runDag(options: RunDagOptions): Promise<DagResult> {
 }
 
 /**
- * A stage's checkpoint: where fault-injection tests hold it (`hold` = its id) to kill the
- * process; elsewhere nothing. Shared by this process's stages and a worker's.
+ * The context a stage runs with, in this process or in a worker (stage-worker.ts): its folder,
+ * its declared inputs only, its log, progress lines on `stream`, and its checkpoint.
  */
-export async function holdAt(
+export function stageContext(o: {
+  spec: StageSpec;
+  runDir: string;
+  deps: Readonly<Record<string, StageRecord>>;
+  signal: AbortSignal;
+  /** One line of the stage's own (without its id). */
+  log: (line: string) => void;
+  /** One whole line of the run (the hold notice). */
+  say: (line: string) => void;
+  stream: NodeJS.WritableStream & { isTTY?: boolean };
+  progressMode?: ProgressMode;
+  hold: string | undefined;
+}): StageContext {
+  const { spec, runDir } = o;
+  const dir = stageDir(runDir, spec.id);
+  const declared = (id: string) => {
+    if (!spec.deps.includes(id)) throw new Error(`stage '${spec.id}' reads '${id}' but does not declare it`);
+  };
+  return {
+    dir,
+    runDir,
+    signal: o.signal,
+    dep: (id) => {
+      declared(id);
+      return o.deps[id]!;
+    },
+    depDir: (id) => {
+      declared(id);
+      return stageDir(runDir, id);
+    },
+    log: o.log,
+    progress: (label, total, unit) =>
+      createProgress({
+        label: `  ${spec.id}: ${label}`,
+        ...(total !== undefined ? { total } : {}),
+        ...(unit ? { unit } : {}),
+        stream: o.stream,
+        ...(o.progressMode ? { mode: o.progressMode } : {}),
+      }),
+    checkpoint: (label) => holdAt(o.hold, spec.id, dir, label, o.say),
+  };
+}
+
+/**
+ * A stage's checkpoint: where fault-injection tests hold it (`hold` = its id) to kill the
+ * process; elsewhere nothing.
+ */
+async function holdAt(
   hold: string | undefined,
   id: string,
   dir: string,

@@ -11,10 +11,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createProgress, RunConfig } from '@dv/core';
-import { holdAt, keyOfStage, stageDir } from './run-dag.js';
+import { RunConfig } from '@dv/core';
+import { keyOfStage, stageContext } from './run-dag.js';
 import { stagesOf } from './run-reproduce.js';
-import type { StageContext, StageSpec } from './stage.js';
+import type { StageSpec } from './stage.js';
 import { toWireError, type WorkerMessage, type WorkerRequest } from './stage-pool.js';
 
 /** The stage list of a run folder, built once per config.json text. */
@@ -37,8 +37,6 @@ async function runOne(req: WorkerRequest, send: (m: WorkerMessage) => void): Pro
       `'${req.id}' has key ${key.slice(0, 12)} in the worker and ${req.key.slice(0, 12)} in dv reproduce: ` +
         `its code or ${join(req.runDir, 'config.json')} changed during the run; run again`,
     );
-  const dir = stageDir(req.runDir, req.id);
-  const log = (line: string) => send({ type: 'log', line });
   const write = (text: string) => send({ type: 'write', text });
   // progress lines, as the runner's stream would get them
   const channel = new Writable({
@@ -47,32 +45,17 @@ async function runOne(req: WorkerRequest, send: (m: WorkerMessage) => void): Pro
       done();
     },
   });
-  const declared = (id: string) => {
-    if (!spec.deps.includes(id)) throw new Error(`stage '${spec.id}' reads '${id}' but does not declare it`);
-  };
-  const ctx: StageContext = {
-    dir,
+  const ctx = stageContext({
+    spec,
     runDir: req.runDir,
+    deps: req.deps,
     signal: new AbortController().signal,
-    dep: (id) => {
-      declared(id);
-      return req.deps[id]!;
-    },
-    depDir: (id) => {
-      declared(id);
-      return stageDir(req.runDir, id);
-    },
-    log: (line) => log(line),
-    progress: (label, total, unit) =>
-      createProgress({
-        label: `  ${spec.id}: ${label}`,
-        ...(total !== undefined ? { total } : {}),
-        ...(unit ? { unit } : {}),
-        mode: req.progressMode,
-        stream: channel,
-      }),
-    checkpoint: (label) => holdAt(req.hold ?? undefined, spec.id, dir, label, (line) => write(`${line}\n`)),
-  };
+    log: (line) => send({ type: 'log', line }),
+    say: (line) => write(`${line}\n`),
+    stream: channel,
+    progressMode: req.progressMode,
+    hold: req.hold ?? undefined,
+  });
   const outcome = await spec.run(ctx);
   send({ type: 'done', outcome });
 }
